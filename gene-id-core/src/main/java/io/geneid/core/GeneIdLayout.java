@@ -1,0 +1,310 @@
+package io.geneid.core;
+
+import java.math.BigDecimal;
+import java.math.BigInteger;
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.UUID;
+import java.util.zip.CRC32C;
+
+/**
+ * How the 63 usable bits of an id are split, and the functions every router needs: the gene of a parent key and
+ * the parts of an id.
+ *
+ * <pre>
+ *  63 | 62 ........... T bits | W bits    | S bits   | G bits (lowest)
+ *   0 | ms since epoch        | worker id | sequence | gene
+ * </pre>
+ *
+ * <p>{@code T + W + S + G = 63}, so every id is a positive {@code long}. The gene sits in the lowest bits, so the gene
+ * of an id and the gene of a numeric parent key are the same function: {@code key & (2^G - 1)}. A child id issued for
+ * parent {@code p} therefore routes exactly like {@code p} under any {@code gene % n} sharding with {@code n} dividing
+ * {@code 2^G}.
+ *
+ * <p>String keys use a documented, language-neutral hash: the CRC-32C (Castagnoli, as in iSCSI, ext4 and
+ * {@code java.util.zip.CRC32C}) of the key's UTF-8 bytes, masked to the gene bits. A {@link UUID} is hashed as its
+ * canonical lower-case string.
+ *
+ * <p>The default layout ({@link #defaults()}) is T=41, W=8, S=8, G=6 from 2025-01-01T00:00:00Z: about 69 years, 256
+ * workers, 64 gene buckets, 256 ids per millisecond per gene (16,384 per millisecond per worker). A layout is checked
+ * when it is built; every mistake is reported with the field, the value and the allowed range. Change a layout
+ * only before the first id is written: ids of two layouts do not decode or route alike.
+ *
+ * @param epoch the instant timestamp 0 stands for: a whole millisecond, not before 1970 and not in the future
+ * @param timestampBits T, in [35, 63]: 35 bits last a little more than a year
+ * @param workerBits W, in [0, 28]
+ * @param sequenceBits S, in [0, 28]
+ * @param geneBits G, in [0, 16]; 0 makes a classic Snowflake without genes
+ */
+public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int sequenceBits, int geneBits) {
+
+  /** The largest {@link #geneBits()}: 65,536 gene buckets. */
+  public static final int MAX_GENE_BITS = 16;
+  /** The smallest {@link #timestampBits()}: 2^35 ms is about 1.09 years. */
+  public static final int MIN_TIMESTAMP_BITS = 35;
+  /** The largest {@link #workerBits()} and {@link #sequenceBits()}. */
+  public static final int MAX_FIELD_BITS = 63 - MIN_TIMESTAMP_BITS;
+  /** The epoch of {@link #defaults()}. */
+  public static final Instant DEFAULT_EPOCH = Instant.parse("2025-01-01T00:00:00Z");
+
+  private static final GeneIdLayout DEFAULTS = new GeneIdLayout(DEFAULT_EPOCH, 41, 8, 8, 6);
+
+  /** Checks every field; see the class comment for the ranges. */
+  public GeneIdLayout {
+    if (epoch == null) {
+      throw new IllegalArgumentException("epoch must not be null");
+    }
+    checkRange("timestampBits", timestampBits, MIN_TIMESTAMP_BITS, 63);
+    checkRange("workerBits", workerBits, 0, MAX_FIELD_BITS);
+    checkRange("sequenceBits", sequenceBits, 0, MAX_FIELD_BITS);
+    checkRange("geneBits", geneBits, 0, MAX_GENE_BITS);
+    int sum = timestampBits + workerBits + sequenceBits + geneBits;
+    if (sum != 63) {
+      throw new IllegalArgumentException(
+          "timestampBits + workerBits + sequenceBits + geneBits must be 63 but was " + sum + " ("
+              + timestampBits + " + " + workerBits + " + " + sequenceBits + " + " + geneBits + ")");
+    }
+    if (epoch.getNano() % 1_000_000 != 0) {
+      throw new IllegalArgumentException("epoch must be a whole millisecond but was " + epoch);
+    }
+    if (epoch.isBefore(Instant.EPOCH)) {
+      throw new IllegalArgumentException("epoch must not be before " + Instant.EPOCH + " but was " + epoch);
+    }
+    Instant now = Instant.now();
+    if (epoch.isAfter(now)) {
+      throw new IllegalArgumentException("epoch must not be in the future but was " + epoch + " (now " + now + ")");
+    }
+    Instant end = epoch.plusMillis(1L << timestampBits);
+    if (!end.isAfter(now)) {
+      throw new IllegalArgumentException("timestampBits " + timestampBits + " from epoch " + epoch
+          + " ran out at " + end + ": choose a later epoch or more timestampBits");
+    }
+  }
+
+  /** T=41, W=8, S=8, G=6 from 2025-01-01T00:00:00Z. */
+  public static GeneIdLayout defaults() {
+    return DEFAULTS;
+  }
+
+  /** A builder starting from {@link #defaults()}. */
+  public static Builder builder() {
+    return new Builder(DEFAULTS);
+  }
+
+  /** A builder starting from this layout. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
+  // ---------------------------------------------------------------- genes
+
+  /** Largest gene: {@code 2^G - 1} (0 when G = 0). */
+  public long maxGene() {
+    return (1L << geneBits) - 1;
+  }
+
+  /** The gene of a numeric key (a parent id or any other numeric key): its low G bits. */
+  public long geneOf(long key) {
+    return key & maxGene();
+  }
+
+  /**
+   * The gene of a string key: {@code CRC32C(UTF-8 bytes of key) & (2^G - 1)}. Stable across JVMs, versions and
+   * languages. A string is always hashed, even when it holds digits: route a numeric key as a number.
+   */
+  public long geneOf(String key) {
+    CRC32C crc = new CRC32C();
+    crc.update(key.getBytes(StandardCharsets.UTF_8));
+    return crc.getValue() & maxGene();
+  }
+
+  /**
+   * The gene of a parent key of any supported type: {@link Long}, {@link Integer}, {@link Short}, {@link Byte} and
+   * integral {@link BigInteger} or {@link BigDecimal} values route by their low bits; {@link CharSequence} as
+   * {@link #geneOf(String)}; {@link UUID} as {@link #geneOf(String)} of its canonical string.
+   *
+   * @throws IllegalArgumentException for {@code null}, a fractional number or another type, naming it
+   */
+  public long geneOfKey(Object key) {
+    if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
+      return geneOf(((Number) key).longValue());
+    }
+    if (key instanceof CharSequence) {
+      return geneOf(key.toString());
+    }
+    if (key instanceof UUID) {
+      return geneOf(key.toString());
+    }
+    if (key instanceof BigInteger) {
+      return geneOf(((BigInteger) key).longValue());
+    }
+    if (key instanceof BigDecimal) {
+      try {
+        return geneOf(((BigDecimal) key).toBigIntegerExact().longValue());
+      } catch (ArithmeticException e) {
+        throw new IllegalArgumentException("parent key must be an integral number but was " + key, e);
+      }
+    }
+    if (key == null) {
+      throw new IllegalArgumentException("parent key must not be null");
+    }
+    throw new IllegalArgumentException("parent key must be a whole number, a String or a UUID but was "
+        + key.getClass().getName() + " " + key);
+  }
+
+  /** Number of gene buckets: {@code 2^G}. */
+  public long geneCount() {
+    return 1L << geneBits;
+  }
+
+  // ---------------------------------------------------------------- ids
+
+  /**
+   * Splits an id into its fields.
+   *
+   * @throws IllegalArgumentException if {@code id} is negative
+   */
+  public GeneIdParts decode(long id) {
+    if (id < 0) {
+      throw new IllegalArgumentException("id must not be negative but was " + id);
+    }
+    long sequence = (id >>> geneBits) & maxSequence();
+    long worker = (id >>> (geneBits + sequenceBits)) & maxWorkerId();
+    long millis = id >>> (geneBits + sequenceBits + workerBits);
+    return new GeneIdParts(epoch.plusMillis(millis), worker, sequence, id & maxGene());
+  }
+
+  /**
+   * Builds the id of the given parts: the inverse of {@link #decode(long)}.
+   *
+   * @throws IllegalArgumentException if a part does not fit the layout, naming it and its range
+   */
+  public long encode(GeneIdParts parts) {
+    long millis = parts.timestamp().toEpochMilli() - epoch.toEpochMilli();
+    if (millis < 0 || millis > maxTimestampMillis() || parts.timestamp().getNano() % 1_000_000 != 0) {
+      throw new IllegalArgumentException("timestamp must be a whole millisecond in [" + epoch + ", "
+          + lastTimestamp() + "] but was " + parts.timestamp());
+    }
+    checkRange("workerId", parts.workerId(), 0, maxWorkerId());
+    checkRange("sequence", parts.sequence(), 0, maxSequence());
+    checkRange("gene", parts.gene(), 0, maxGene());
+    return compose(millis, parts.workerId(), parts.sequence(), parts.gene());
+  }
+
+  /** Unchecked composition from milliseconds since {@link #epoch()}. */
+  long compose(long millis, long workerId, long sequence, long gene) {
+    return (millis << (workerBits + sequenceBits + geneBits))
+        | (workerId << (sequenceBits + geneBits))
+        | (sequence << geneBits)
+        | gene;
+  }
+
+  // ---------------------------------------------------------------- capacity
+
+  /** Largest worker id: {@code 2^W - 1}. */
+  public long maxWorkerId() {
+    return (1L << workerBits) - 1;
+  }
+
+  /** Number of worker ids: {@code 2^W}. */
+  public long workerCount() {
+    return 1L << workerBits;
+  }
+
+  /** Largest sequence value: {@code 2^S - 1}. */
+  public long maxSequence() {
+    return (1L << sequenceBits) - 1;
+  }
+
+  /** Ids one worker can issue for one gene in one millisecond: {@code 2^S}. */
+  public long idsPerMillisPerGene() {
+    return 1L << sequenceBits;
+  }
+
+  /** Ids one worker can issue in one millisecond over all genes: {@code 2^(S+G)}. */
+  public long idsPerMillisPerWorker() {
+    return 1L << (sequenceBits + geneBits);
+  }
+
+  /** Largest timestamp field value, in milliseconds since {@link #epoch()}: {@code 2^T - 1}. */
+  public long maxTimestampMillis() {
+    return (1L << timestampBits) - 1;
+  }
+
+  /** The last instant this layout can represent; ids cannot be issued after it. */
+  public Instant lastTimestamp() {
+    return epoch.plusMillis(maxTimestampMillis());
+  }
+
+  /** {@link #lastTimestamp()} as years after the epoch (365.25-day years). */
+  public double years() {
+    return (maxTimestampMillis() + 1) / (365.25 * 24 * 3600 * 1000);
+  }
+
+  @Override
+  public String toString() {
+    return "GeneIdLayout[epoch=" + epoch + ", T=" + timestampBits + ", W=" + workerBits + ", S=" + sequenceBits
+        + ", G=" + geneBits + "]";
+  }
+
+  static void checkRange(String name, long value, long min, long max) {
+    if (value < min || value > max) {
+      throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "] but was " + value);
+    }
+  }
+
+  /** Builds a {@link GeneIdLayout}; fields are checked together by {@link #build()}. */
+  public static final class Builder {
+    private Instant epoch;
+    private int timestampBits;
+    private int workerBits;
+    private int sequenceBits;
+    private int geneBits;
+
+    Builder(GeneIdLayout from) {
+      this.epoch = from.epoch;
+      this.timestampBits = from.timestampBits;
+      this.workerBits = from.workerBits;
+      this.sequenceBits = from.sequenceBits;
+      this.geneBits = from.geneBits;
+    }
+
+    /** The instant timestamp 0 stands for. Default 2025-01-01T00:00:00Z. */
+    public Builder epoch(Instant epoch) {
+      this.epoch = epoch;
+      return this;
+    }
+
+    /** T. Default 41. */
+    public Builder timestampBits(int timestampBits) {
+      this.timestampBits = timestampBits;
+      return this;
+    }
+
+    /** W. Default 8. */
+    public Builder workerBits(int workerBits) {
+      this.workerBits = workerBits;
+      return this;
+    }
+
+    /** S. Default 8. */
+    public Builder sequenceBits(int sequenceBits) {
+      this.sequenceBits = sequenceBits;
+      return this;
+    }
+
+    /** G. Default 6. */
+    public Builder geneBits(int geneBits) {
+      this.geneBits = geneBits;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException naming the field, its value and the allowed range
+     */
+    public GeneIdLayout build() {
+      return new GeneIdLayout(epoch, timestampBits, workerBits, sequenceBits, geneBits);
+    }
+  }
+}

@@ -1,0 +1,374 @@
+package io.geneid.core;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A Snowflake generator whose ids carry a gene in their lowest bits, with one sequence per gene.
+ *
+ * <pre>
+ *  63 | 62 ........... T bits | W bits    | S bits   | G bits (lowest)
+ *   0 | ms since epoch        | worker id | sequence | gene
+ * </pre>
+ *
+ * <h2>Per-gene state</h2>
+ * Each gene owns a packed {@code (millisecond << S) | sequence} word advanced by compare-and-set, so genes never
+ * compete for sequence space or for a lock: one worker issues up to {@code 2^S} ids per millisecond per gene and
+ * {@code 2^(S+G)} over all genes. The words of neighbouring genes sit on separate cache lines.
+ *
+ * <h2>Borrowed milliseconds</h2>
+ * When a gene's sequence is used up inside a millisecond, the gene moves on to the next millisecond at once
+ * (it borrows future time) instead of spinning. A gene never runs more than {@code maxBorrowMillis} ahead of the
+ * clock: past that bound the caller waits for the clock. Bounded borrowing keeps ids close to real time, which is
+ * what makes a restart safe.
+ *
+ * <h2>Clock</h2>
+ * The default clock ({@link GeneClock#system()}) does not go backwards inside a process. If a clock does step
+ * back, each gene keeps counting from the last (millisecond, sequence) it issued, so no id is ever repeated: steps
+ * of up to {@code maxBorrowMillis} are absorbed like borrowing; larger ones follow the {@link ClockBackwardsPolicy}
+ * (wait, then {@link ClockMovedBackwardsException}).
+ *
+ * <h2>One per worker id</h2>
+ * Two generators with the same worker id and layout in one JVM would issue the same ids. {@link Builder#build()}
+ * therefore returns the JVM-wide instance for its (layout, worker id) from {@link GeneIdRegistry}, creating it on
+ * first use; ShardingSphere's key generator, the MyBatis-Plus generator and a Spring bean all end up sharing one.
+ *
+ * <p>Ids of one gene strictly increase. Ids are positive.
+ */
+public final class GeneSnowflakeGenerator {
+
+  /** Longest time a caller waits for a clock that does not advance before giving up. */
+  static final long STALL_LIMIT_NANOS = Duration.ofSeconds(10).toNanos();
+
+  /** One gene word per 128 bytes (two cache lines) while that costs at most 512 KiB. */
+  private static final int PADDED_STRIDE_SHIFT = 4;
+  private static final int MAX_PADDED_GENE_BITS = 12;
+
+  private final GeneIdLayout layout;
+  private final long workerId;
+  private final GeneClock clock;
+  private final long maxBorrowMillis;
+  private final ClockBackwardsPolicy clockBackwardsPolicy;
+
+  // layout constants, copied for the hot path
+  private final long epochMillis;
+  private final int sequenceBits;
+  private final long sequenceMask;
+  private final int geneBits;
+  private final long maxGene;
+  private final int timestampShift;
+  private final long workerPart;
+  private final long maxTimestamp;
+
+  private final int strideShift;
+  /** Per gene: (ms since epoch << S) | last sequence issued in that ms. */
+  private final AtomicLongArray states;
+  /** Per thread: the next gene for {@link #nextId()} without a scope. */
+  private final ThreadLocal<int[]> spreadCursor =
+      ThreadLocal.withInitial(() -> new int[] {ThreadLocalRandom.current().nextInt()});
+
+  /**
+   * Ids may not be issued with a timestamp (ms since epoch) above this; {@link Long#MAX_VALUE} for a generator with
+   * a fixed worker id. A lease-holding generator keeps it at the mark its store has recorded.
+   */
+  private volatile long ceilingMillis = Long.MAX_VALUE;
+
+  private GeneSnowflakeGenerator(Builder b) {
+    this.layout = b.layout;
+    this.workerId = b.workerId;
+    this.clock = b.clock;
+    this.maxBorrowMillis = b.maxBorrowMillis;
+    this.clockBackwardsPolicy = b.clockBackwardsPolicy;
+
+    this.epochMillis = layout.epoch().toEpochMilli();
+    this.sequenceBits = layout.sequenceBits();
+    this.sequenceMask = layout.maxSequence();
+    this.geneBits = layout.geneBits();
+    this.maxGene = layout.maxGene();
+    this.timestampShift = layout.workerBits() + layout.sequenceBits() + layout.geneBits();
+    this.workerPart = workerId << (layout.sequenceBits() + layout.geneBits());
+    this.maxTimestamp = layout.maxTimestampMillis();
+
+    this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : 0;
+    this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
+    if (b.highWaterMark != null) {
+      advancePast(b.highWaterMark.toEpochMilli());
+    }
+  }
+
+  /** A builder; {@link Builder#workerId(long)} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ---------------------------------------------------------------- ids
+
+  /**
+   * An id for a row without a parent, or for the parent of the innermost open {@link GeneContext} scope of this
+   * thread. Without a scope the gene is spread round-robin over all genes per thread, so root rows balance over
+   * shards at any rate.
+   */
+  public long nextId() {
+    GeneContext.Scope scope = GeneContext.current();
+    if (scope != null) {
+      return issue((int) layout.geneOfKey(scope.nextKey()));
+    }
+    int[] cursor = spreadCursor.get();
+    return issue((int) (cursor[0]++ & maxGene));
+  }
+
+  /**
+   * An id carrying {@code gene}.
+   *
+   * @throws IllegalArgumentException if gene is not in {@code [0, 2^G - 1]}
+   */
+  public long nextId(long gene) {
+    if (gene < 0 || gene > maxGene) {
+      throw new IllegalArgumentException("gene must be in [0, " + maxGene + "] but was " + gene);
+    }
+    return issue((int) gene);
+  }
+
+  /** An id carrying the gene of a numeric parent key: it routes like the parent. */
+  public long nextIdFor(long parentKey) {
+    return issue((int) (parentKey & maxGene));
+  }
+
+  /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
+  public long nextIdFor(String parentKey) {
+    return issue((int) layout.geneOf(parentKey));
+  }
+
+  /** The gene of an id (or of any numeric key): {@code id & (2^G - 1)}. */
+  public long getGene(long id) {
+    return id & maxGene;
+  }
+
+  private long issue(int gene) {
+    final int slot = gene << strideShift;
+    long waitStart = 0L;
+    for (;;) {
+      long now = clock.currentTimeMillis() - epochMillis;
+      long current = states.get(slot);
+      long last = current >>> sequenceBits;
+      long millis;
+      long next;
+      if (now > last) {
+        millis = now;
+        next = now << sequenceBits;
+      } else if (last - now > maxBorrowMillis) {
+        waitStart = awaitClockStepBack(waitStart, last, now);
+        continue;
+      } else if ((current & sequenceMask) != sequenceMask) {
+        millis = last;
+        next = current + 1;
+      } else if (last + 1 - now <= maxBorrowMillis) {
+        millis = last + 1;
+        next = millis << sequenceBits;
+      } else {
+        waitStart = awaitTick(waitStart, now);
+        continue;
+      }
+      if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
+        throw cannotIssue(millis);
+      }
+      if (states.compareAndSet(slot, current, next)) {
+        return (millis << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
+      }
+    }
+  }
+
+  /** The clock is far behind what this gene issued: apply the policy. Returns the wait start. */
+  private long awaitClockStepBack(long waitStart, long last, long now) {
+    long started = waitStart == 0L ? System.nanoTime() | 1L : waitStart;
+    long waited = System.nanoTime() - started;
+    if (waited >= clockBackwardsPolicy.maxWait().toNanos()) {
+      throw new ClockMovedBackwardsException(workerId, Instant.ofEpochMilli(epochMillis + last),
+          Instant.ofEpochMilli(epochMillis + now), Duration.ofNanos(waited));
+    }
+    LockSupport.parkNanos(100_000L);
+    return started;
+  }
+
+  /** The gene's borrowing bound is reached: wait for the clock to tick. Returns the wait start. */
+  private long awaitTick(long waitStart, long now) {
+    long started = waitStart == 0L ? System.nanoTime() | 1L : waitStart;
+    long waited = System.nanoTime() - started;
+    if (waited > STALL_LIMIT_NANOS) {
+      throw new GeneIdException("the clock has not advanced past " + Instant.ofEpochMilli(epochMillis + now)
+          + " for " + Duration.ofNanos(waited).toMillis() + " ms while worker id " + workerId
+          + " waited for time beyond its borrowing bound of " + maxBorrowMillis + " ms");
+    }
+    Thread.onSpinWait();
+    return started;
+  }
+
+  private GeneIdException cannotIssue(long millis) {
+    Instant at = Instant.ofEpochMilli(epochMillis + millis);
+    if (millis < 0) {
+      return new GeneIdException("the clock reads " + at + ", before the layout epoch " + layout.epoch());
+    }
+    if (millis > maxTimestamp) {
+      return new GeneIdException("the layout's timestamp field ran out at " + layout.lastTimestamp()
+          + ": cannot issue an id for " + at + " with " + layout);
+    }
+    return new GeneIdException("worker id " + workerId + " may not issue ids after "
+        + Instant.ofEpochMilli(epochMillis + ceilingMillis) + " (its recorded high-water mark) but needs " + at);
+  }
+
+  // ---------------------------------------------------------------- marks
+
+  /**
+   * The latest timestamp any gene of this generator has used (borrowed time included), or the high-water mark it
+   * was built with if that is later. A later holder of this worker id must issue only after it.
+   */
+  public Instant highWaterMark() {
+    long max = 0L;
+    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+      max = Math.max(max, states.get(i) >>> sequenceBits);
+    }
+    return Instant.ofEpochMilli(epochMillis + max);
+  }
+
+  /** Makes every gene issue only after {@code unixMillis}. Never moves a gene backwards. */
+  void advancePast(long unixMillis) {
+    long millis = unixMillis - epochMillis;
+    if (millis < 0) {
+      return;
+    }
+    long floor = (millis << sequenceBits) | sequenceMask;
+    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+      states.accumulateAndGet(i, floor, Math::max);
+    }
+  }
+
+  /** Limits issued timestamps to at most {@code unixMillis}. */
+  void ceiling(long unixMillis) {
+    this.ceilingMillis = unixMillis - epochMillis;
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  public GeneIdLayout layout() {
+    return layout;
+  }
+
+  public long workerId() {
+    return workerId;
+  }
+
+  public long maxBorrowMillis() {
+    return maxBorrowMillis;
+  }
+
+  public ClockBackwardsPolicy clockBackwardsPolicy() {
+    return clockBackwardsPolicy;
+  }
+
+  public GeneClock clock() {
+    return clock;
+  }
+
+  /** Whether {@code b} would build a generator that behaves like this one (the registry shares only those). */
+  boolean sameSettings(Builder b) {
+    return layout.equals(b.layout) && workerId == b.workerId && clock.equals(b.clock)
+        && maxBorrowMillis == b.maxBorrowMillis && clockBackwardsPolicy.equals(b.clockBackwardsPolicy);
+  }
+
+  @Override
+  public String toString() {
+    return "GeneSnowflakeGenerator[workerId=" + workerId + ", " + layout + ", maxBorrowMillis=" + maxBorrowMillis
+        + ", clock=" + clock + ", " + clockBackwardsPolicy + "]";
+  }
+
+  /** Configuration of a {@link GeneSnowflakeGenerator}. */
+  public static final class Builder {
+    /** Default {@link #maxBorrowMillis(long)}. */
+    public static final long DEFAULT_MAX_BORROW_MILLIS = 10;
+
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long workerId = -1;
+    GeneClock clock = GeneClock.system();
+    long maxBorrowMillis = DEFAULT_MAX_BORROW_MILLIS;
+    ClockBackwardsPolicy clockBackwardsPolicy = ClockBackwardsPolicy.DEFAULT;
+    @org.jspecify.annotations.Nullable Instant highWaterMark;
+
+    private Builder() {}
+
+    /** The id layout. Default {@link GeneIdLayout#defaults()}. */
+    public Builder layout(GeneIdLayout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /** This process's worker id, in {@code [0, 2^W - 1]}. Required: no default, as a default collides. */
+    public Builder workerId(long workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    /** The time source. Default {@link GeneClock#system()}. */
+    public Builder clock(GeneClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * How far (ms) a gene may run ahead of the clock when its sequence overflows, and how large a clock step back
+     * is absorbed without the policy. In [0, 60000]. Default 10.
+     */
+    public Builder maxBorrowMillis(long maxBorrowMillis) {
+      this.maxBorrowMillis = maxBorrowMillis;
+      return this;
+    }
+
+    /** What happens when the clock steps back further than {@code maxBorrowMillis}. */
+    public Builder clockBackwardsPolicy(ClockBackwardsPolicy policy) {
+      this.clockBackwardsPolicy = Objects.requireNonNull(policy, "clockBackwardsPolicy");
+      return this;
+    }
+
+    /**
+     * The latest timestamp an earlier holder of this worker id may have issued; this generator issues only after
+     * it, whatever its clock says.
+     */
+    public Builder highWaterMark(Instant highWaterMark) {
+      this.highWaterMark = Objects.requireNonNull(highWaterMark, "highWaterMark");
+      return this;
+    }
+
+    /**
+     * The generator for this (layout, worker id) shared by the whole JVM: created on first use, the same instance
+     * afterwards (its high-water mark raised if this builder's is later).
+     *
+     * @throws IllegalArgumentException for a setting out of range
+     * @throws IllegalStateException if a generator for the same layout and worker id already exists with other
+     *     settings (two of them would issue duplicate ids)
+     */
+    public GeneSnowflakeGenerator build() {
+      validate();
+      return GeneIdRegistry.getOrCreate(this);
+    }
+
+    /**
+     * A generator of its own, not shared through {@link GeneIdRegistry}. Only for tests and for code that owns the
+     * worker id alone: two generators with the same worker id and layout in one JVM issue duplicate ids.
+     */
+    public GeneSnowflakeGenerator buildUnshared() {
+      validate();
+      return new GeneSnowflakeGenerator(this);
+    }
+
+    private void validate() {
+      if (workerId == -1) {
+        throw new IllegalArgumentException("workerId must be set: a value in [0, " + layout.maxWorkerId() + "]");
+      }
+      GeneIdLayout.checkRange("workerId", workerId, 0, layout.maxWorkerId());
+      GeneIdLayout.checkRange("maxBorrowMillis", maxBorrowMillis, 0, 60_000);
+    }
+  }
+}
