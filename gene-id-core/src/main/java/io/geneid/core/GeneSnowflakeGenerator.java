@@ -39,7 +39,7 @@ import java.util.concurrent.locks.LockSupport;
  *
  * <p>Ids of one gene strictly increase. Ids are positive.
  */
-public final class GeneSnowflakeGenerator {
+public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
   /** Longest time a caller waits for a clock that does not advance before giving up. */
   static final long STALL_LIMIT_NANOS = Duration.ofSeconds(10).toNanos();
@@ -112,6 +112,7 @@ public final class GeneSnowflakeGenerator {
    * thread. Without a scope the gene is spread round-robin over all genes per thread, so root rows balance over
    * shards at any rate.
    */
+  @Override
   public long nextId() {
     GeneContext.Scope scope = GeneContext.current();
     if (scope != null) {
@@ -126,6 +127,7 @@ public final class GeneSnowflakeGenerator {
    *
    * @throws IllegalArgumentException if gene is not in {@code [0, 2^G - 1]}
    */
+  @Override
   public long nextId(long gene) {
     if (gene < 0 || gene > maxGene) {
       throw new IllegalArgumentException("gene must be in [0, " + maxGene + "] but was " + gene);
@@ -134,18 +136,32 @@ public final class GeneSnowflakeGenerator {
   }
 
   /** An id carrying the gene of a numeric parent key: it routes like the parent. */
+  @Override
   public long nextIdFor(long parentKey) {
     return issue((int) (parentKey & maxGene));
   }
 
   /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
+  @Override
   public long nextIdFor(String parentKey) {
     return issue((int) layout.geneOf(parentKey));
   }
 
+  /** An id carrying the gene of a parent key of any supported type ({@link GeneIdLayout#geneOfKey(Object)}). */
+  @Override
+  public long nextIdForKey(Object parentKey) {
+    return issue((int) layout.geneOfKey(parentKey));
+  }
+
   /** The gene of an id (or of any numeric key): {@code id & (2^G - 1)}. */
+  @Override
   public long getGene(long id) {
     return id & maxGene;
+  }
+
+  @Override
+  public int geneBits() {
+    return geneBits;
   }
 
   private long issue(int gene) {
