@@ -75,7 +75,8 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
     if (epoch.isAfter(now)) {
       throw new IllegalArgumentException("epoch must not be in the future but was " + epoch + " (now " + now + ")");
     }
-    Instant end = epoch.plusMillis(1L << timestampBits);
+    // (1L << 63) - 1 wraps to Long.MAX_VALUE, the right answer for T = 63
+    Instant end = epoch.plusMillis((1L << timestampBits) - 1).plusMillis(1);
     if (!end.isAfter(now)) {
       throw new IllegalArgumentException("timestampBits " + timestampBits + " from epoch " + epoch
           + " ran out at " + end + ": choose a later epoch or more timestampBits");
@@ -239,7 +240,7 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
 
   /** {@link #lastTimestamp()} as years after the epoch (365.25-day years). */
   public double years() {
-    return (maxTimestampMillis() + 1) / (365.25 * 24 * 3600 * 1000);
+    return ((double) maxTimestampMillis() + 1) / (365.25 * 24 * 3600 * 1000);
   }
 
   @Override
