@@ -341,7 +341,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     if (buffer != null) {
       fetch.complete(buffer);
     } else {
-      if (!(error instanceof SegmentRefusedException)) {
+      if (!(error instanceof SegmentRefusedException) && !closed) { // after close() nobody waits for it
         LOG.log(System.Logger.Level.WARNING, "gene-id: fetching a segment of " + requestedStep + " for tag '"
             + bizTag + "' from " + store + " failed; " + remaining() + " values left", error);
       }
