@@ -1,0 +1,91 @@
+package io.geneid.core;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * An in-process {@link SegmentStore} for the generator's unit tests: one counter, the steps asked for, and switches
+ * to fail, to block or to reset the counter. The real stores are tested against real services in gene-id-jdbc and
+ * gene-id-redis.
+ */
+final class SegmentTestStore implements SegmentStore {
+  private long max;
+  private final List<Long> steps = new ArrayList<>();
+  private volatile RuntimeException failure;
+  private volatile CountDownLatch gate;
+  private int calls;
+  private int failEveryOther;
+
+  SegmentTestStore() {
+    this(0);
+  }
+
+  SegmentTestStore(long initialMax) {
+    this.max = initialMax;
+  }
+
+  @Override
+  public Segment nextSegment(String bizTag, long step) {
+    CountDownLatch g = gate;
+    if (g != null) {
+      try {
+        if (!g.await(10, TimeUnit.SECONDS)) {
+          throw new IllegalStateException("test gate never opened");
+        }
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    synchronized (this) {
+      steps.add(step);
+      calls++;
+      RuntimeException f = failure;
+      if (f != null) {
+        throw f;
+      }
+      if (failEveryOther > 0 && calls % 2 == 0) {
+        failEveryOther--;
+        max += step; // the counter moved but the answer was lost: the range must become a gap
+        throw new GeneIdException("test store lost the answer to call " + calls);
+      }
+      max += step;
+      return new Segment(max - step + 1, max);
+    }
+  }
+
+  void failWith(RuntimeException failure) {
+    this.failure = failure;
+  }
+
+  void recover() {
+    this.failure = null;
+  }
+
+  synchronized void failEveryOtherCall(int times) {
+    this.failEveryOther = times;
+  }
+
+  synchronized void reset(long newMax) {
+    this.max = newMax;
+  }
+
+  void block(CountDownLatch gate) {
+    this.gate = gate;
+  }
+
+  synchronized List<Long> steps() {
+    return List.copyOf(steps);
+  }
+
+  synchronized long max() {
+    return max;
+  }
+
+  @Override
+  public String toString() {
+    return "SegmentTestStore";
+  }
+}

@@ -1,0 +1,247 @@
+package io.geneid.jdbc;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.Segment;
+import io.geneid.core.SegmentStore;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.Objects;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A {@link SegmentStore} over one table of any JDBC database; the same SQL runs unchanged on MariaDB/MySQL,
+ * PostgreSQL and H2.
+ *
+ * <pre>{@code
+ * CREATE TABLE IF NOT EXISTS gene_id_segment (
+ *   biz_tag VARCHAR(128) NOT NULL PRIMARY KEY,
+ *   max_id  BIGINT       NOT NULL,
+ *   step    BIGINT       NOT NULL,
+ *   version BIGINT       NOT NULL
+ * )
+ * }</pre>
+ *
+ * <p>A segment of {@code step} values is claimed by compare-and-set, each statement in auto-commit:
+ *
+ * <pre>{@code
+ * SELECT max_id FROM gene_id_segment WHERE biz_tag = ?                       -- m
+ * UPDATE gene_id_segment SET max_id = max_id + ?, step = ?, version = version + 1
+ *  WHERE biz_tag = ? AND max_id = ?                                          -- m; 1 row: [m + 1, m + step] is ours
+ * }</pre>
+ *
+ * <p>An update that matches no row lost the race to another process and is retried with the new {@code max_id}, so
+ * ranges handed to racing processes are disjoint. A tag without a row is inserted with {@code max_id = 0} on first
+ * use; a duplicate-key error (SQLState class {@code 23}, on every database) means another process inserted it
+ * first. To start a tag above existing ids, insert its row (or raise {@code max_id}) before the first use.
+ *
+ * <p>Keep the table on a plain DataSource, not behind ShardingSphere. The store never closes the DataSource.
+ */
+public final class JdbcSegmentStore implements SegmentStore {
+
+  private static final Logger LOG = LoggerFactory.getLogger(JdbcSegmentStore.class);
+  private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+  /** The default table name. */
+  public static final String DEFAULT_TABLE = "gene_id_segment";
+  /** Default {@link Builder#maxAttempts(int)}. */
+  public static final int DEFAULT_MAX_ATTEMPTS = 100;
+
+  private final DataSource dataSource;
+  private final String table;
+  private final int maxAttempts;
+  private final String selectSql;
+  private final String insertSql;
+  private final String updateSql;
+
+  private JdbcSegmentStore(Builder b) {
+    this.dataSource = b.dataSource;
+    this.table = b.table;
+    this.maxAttempts = b.maxAttempts;
+    this.selectSql = "SELECT max_id FROM " + table + " WHERE biz_tag = ?";
+    this.insertSql = "INSERT INTO " + table + " (biz_tag, max_id, step, version) VALUES (?, 0, 0, 0)";
+    this.updateSql = "UPDATE " + table + " SET max_id = max_id + ?, step = ?, version = version + 1"
+        + " WHERE biz_tag = ? AND max_id = ?";
+  }
+
+  /** A builder over {@code dataSource} (a pool such as HikariCP). */
+  public static Builder builder(DataSource dataSource) {
+    return new Builder(dataSource);
+  }
+
+  /**
+   * The DDL of the segment table, the same on MariaDB/MySQL, PostgreSQL and H2.
+   *
+   * @throws IllegalArgumentException if {@code table} is not a plain SQL identifier
+   */
+  public static String ddl(String table) {
+    checkTable(table);
+    return "CREATE TABLE IF NOT EXISTS " + table + " (\n"
+        + "  biz_tag VARCHAR(128) NOT NULL PRIMARY KEY,\n"
+        + "  max_id  BIGINT       NOT NULL,\n"
+        + "  step    BIGINT       NOT NULL,\n"
+        + "  version BIGINT       NOT NULL\n"
+        + ")";
+  }
+
+  /**
+   * Runs {@link #ddl(String)} for this store's table (does nothing if it exists).
+   *
+   * @throws GeneIdException if the database refuses it or cannot be reached
+   */
+  public void createTable() {
+    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+      boolean autoCommit = c.getAutoCommit();
+      if (!autoCommit) {
+        c.setAutoCommit(true);
+      }
+      try {
+        s.execute(ddl(table));
+      } finally {
+        if (!autoCommit) {
+          c.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("could not create the segment table " + table + ": " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Claims {@code [max_id + 1, max_id + step]} for {@code bizTag} by compare-and-set.
+   *
+   * @throws IllegalArgumentException for an empty or too long tag or a step below 1
+   * @throws GeneIdException if the database fails or other processes win {@code maxAttempts} races in a row
+   */
+  @Override
+  public Segment nextSegment(String bizTag, long step) {
+    if (bizTag.isEmpty() || bizTag.length() > 128) {
+      throw new IllegalArgumentException("bizTag must have 1 to 128 characters but was '" + bizTag + "'");
+    }
+    if (step < 1) {
+      throw new IllegalArgumentException("step must be at least 1 but was " + step);
+    }
+    try (Connection c = dataSource.getConnection()) {
+      boolean autoCommit = c.getAutoCommit();
+      if (!autoCommit) {
+        c.setAutoCommit(true); // each statement must see and publish the latest max_id on its own
+      }
+      try {
+        return claim(c, bizTag, step);
+      } finally {
+        if (!autoCommit) {
+          c.setAutoCommit(false);
+        }
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("the JDBC segment store (table " + table + ") could not hand out " + step
+          + " values of tag '" + bizTag + "': " + e.getMessage(), e);
+    }
+  }
+
+  private Segment claim(Connection c, String bizTag, long step) throws SQLException {
+    try (PreparedStatement select = c.prepareStatement(selectSql);
+        PreparedStatement update = c.prepareStatement(updateSql)) {
+      select.setString(1, bizTag);
+      for (int attempt = 1; attempt <= maxAttempts; attempt++) {
+        long max;
+        try (ResultSet rs = select.executeQuery()) {
+          if (!rs.next()) {
+            insertTag(c, bizTag);
+            attempt--; // not a lost race: read again
+            continue;
+          }
+          max = rs.getLong(1);
+        }
+        if (max > Long.MAX_VALUE - step) {
+          throw new GeneIdException("tag '" + bizTag + "' in table " + table + " has max_id " + max
+              + ": adding " + step + " would overflow a BIGINT");
+        }
+        update.setLong(1, step);
+        update.setLong(2, step);
+        update.setString(3, bizTag);
+        update.setLong(4, max);
+        if (update.executeUpdate() == 1) {
+          return new Segment(max + 1, max + step);
+        }
+        LOG.debug("segment of tag '{}' at max_id {} was claimed by another process (attempt {})", bizTag, max,
+            attempt);
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(Math.min(attempt, 20) * 100_000L + 1));
+      }
+    }
+    throw new GeneIdException("the JDBC segment store (table " + table + ") could not claim a segment of tag '"
+        + bizTag + "' in " + maxAttempts + " attempts: other processes claimed every max_id it read first");
+  }
+
+  private void insertTag(Connection c, String bizTag) throws SQLException {
+    try (PreparedStatement insert = c.prepareStatement(insertSql)) {
+      insert.setString(1, bizTag);
+      insert.executeUpdate();
+      LOG.info("segment tag '{}' created in table {}", bizTag, table);
+    } catch (SQLException e) {
+      String state = e.getSQLState();
+      if (state == null || !state.startsWith("23")) {
+        throw e;
+      }
+      // integrity constraint violation: another process inserted the tag first
+    }
+  }
+
+  /** The table this store uses. */
+  public String table() {
+    return table;
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcSegmentStore[table=" + table + "]";
+  }
+
+  private static void checkTable(String table) {
+    if (!TABLE_NAME.matcher(table).matches()) {
+      throw new IllegalArgumentException("table must be an SQL identifier of 1 to 63 letters, digits and "
+          + "underscores, not starting with a digit, but was '" + table + "'");
+    }
+  }
+
+  /** Configuration of a {@link JdbcSegmentStore}. */
+  public static final class Builder {
+    private final DataSource dataSource;
+    private String table = DEFAULT_TABLE;
+    private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+
+    private Builder(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+    }
+
+    /** The table name (a plain identifier, optionally created by {@link #createTable()}). Default gene_id_segment. */
+    public Builder table(String table) {
+      this.table = Objects.requireNonNull(table, "table");
+      return this;
+    }
+
+    /** How many compare-and-set races a claim may lose before it fails, in [1, 10000]. Default 100. */
+    public Builder maxAttempts(int maxAttempts) {
+      this.maxAttempts = maxAttempts;
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException for a bad table name or attempt count
+     */
+    public JdbcSegmentStore build() {
+      checkTable(table);
+      if (maxAttempts < 1 || maxAttempts > 10_000) {
+        throw new IllegalArgumentException("maxAttempts must be in [1, 10000] but was " + maxAttempts);
+      }
+      return new JdbcSegmentStore(this);
+    }
+  }
+}

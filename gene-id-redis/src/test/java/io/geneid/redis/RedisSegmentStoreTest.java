@@ -1,0 +1,133 @@
+package io.geneid.redis;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.Segment;
+import java.net.ServerSocket;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+class RedisSegmentStoreTest {
+
+  private final SegmentRedis redis = new SegmentRedis();
+  private final List<RedisSegmentStore> stores = new ArrayList<>();
+
+  @AfterEach
+  void cleanUp() {
+    stores.forEach(RedisSegmentStore::close);
+    redis.close();
+  }
+
+  private RedisSegmentStore store() {
+    RedisSegmentStore store = RedisSegmentStore.builder(SegmentRedis.URI).keyPrefix(redis.prefix).build();
+    stores.add(store);
+    return store;
+  }
+
+  @Test
+  void aNewTagStartsAtOneAndRangesFollowTheCounter() {
+    RedisSegmentStore store = store();
+    assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
+    assertThat(store.nextSegment("order", 20)).isEqualTo(new Segment(11, 30));
+    assertThat(store.nextSegment("item", 5)).isEqualTo(new Segment(1, 5));
+    assertThat(store.key("order")).isEqualTo(redis.prefix + "order");
+    assertThat(redis.redis().get(redis.prefix + "order")).isEqualTo("30");
+  }
+
+  @Test
+  void racingClaimsGetDisjointRangesThatCoverTheCounter() throws Exception {
+    int threads = 6;
+    int claimsPerThread = 100;
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    CountDownLatch go = new CountDownLatch(1);
+    List<Future<List<Segment>>> futures = new ArrayList<>();
+    try {
+      for (int t = 0; t < threads; t++) {
+        RedisSegmentStore store = store(); // one connection each, as separate processes
+        futures.add(pool.submit(() -> {
+          go.await();
+          List<Segment> mine = new ArrayList<>();
+          for (int i = 0; i < claimsPerThread; i++) {
+            mine.add(store.nextSegment("race", 1 + ThreadLocalRandom.current().nextInt(50)));
+          }
+          return mine;
+        }));
+      }
+      go.countDown();
+      List<Segment> all = new ArrayList<>();
+      for (Future<List<Segment>> f : futures) {
+        all.addAll(f.get());
+      }
+      all.sort(Comparator.comparingLong(Segment::start));
+      long expectedStart = 1;
+      for (Segment s : all) {
+        assertThat(s.start()).as("segments overlap or leave a hole at %s", s).isEqualTo(expectedStart);
+        expectedStart = s.endInclusive() + 1;
+      }
+      assertThat(all).hasSize(threads * claimsPerThread);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aCounterThatIsNotAValidMaximumIsRefused() {
+    RedisSegmentStore store = store();
+    redis.redis().set(redis.prefix + "negative", "-100");
+    assertThatThrownBy(() -> store.nextSegment("negative", 10)).isInstanceOf(GeneIdException.class)
+        .hasMessage("the Redis key " + redis.prefix + "negative at redis://127.0.0.1:6379/0 held -100 before INCRBY "
+            + "10: a segment counter must not be negative");
+
+    redis.redis().set(redis.prefix + "text", "abc");
+    assertThatThrownBy(() -> store.nextSegment("text", 10)).isInstanceOf(GeneIdException.class)
+        .hasMessage("the Redis segment store at redis://127.0.0.1:6379/0 could not hand out 10 values of tag 'text' "
+            + "(INCRBY " + redis.prefix + "text): ERR value is not an integer or out of range");
+  }
+
+  @Test
+  void anUnreachableRedisFailsTheBuildFastAndSaysWhere() throws Exception {
+    int deadPort;
+    try (ServerSocket s = new ServerSocket(0)) {
+      deadPort = s.getLocalPort();
+    }
+    long start = System.nanoTime();
+    assertThatThrownBy(() -> RedisSegmentStore.builder("redis://127.0.0.1:" + deadPort).build())
+        .isInstanceOf(GeneIdException.class)
+        .hasMessageStartingWith("the Redis segment store cannot connect to redis://127.0.0.1:" + deadPort + "/0: ");
+    assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
+  }
+
+  @Test
+  void aStoreOverAnExistingConnectionLeavesItOpen() {
+    RedisSegmentStore store = RedisSegmentStore.builder(redis.connection()).keyPrefix(redis.prefix).build();
+    assertThat(store.nextSegment("shared", 3)).isEqualTo(new Segment(1, 3));
+    store.close();
+    assertThat(redis.connection().isOpen()).isTrue();
+  }
+
+  @Test
+  void badArgumentsAreNamed() {
+    RedisSegmentStore store = store();
+    assertThatThrownBy(() -> store.nextSegment("order", 0)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("step must be at least 1 but was 0");
+    assertThatThrownBy(() -> store.nextSegment("", 1)).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("bizTag must not be empty");
+    assertThatThrownBy(() -> RedisSegmentStore.builder(SegmentRedis.URI).timeout(Duration.ofMinutes(2)).build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("timeout must be in [PT0.01S, PT1M] but was PT2M");
+    assertThatThrownBy(() -> RedisSegmentStore.builder("localhost:6379"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("redisUri must be a Redis URI such as redis://127.0.0.1:6379 but was 'localhost:6379'");
+  }
+}
