@@ -56,8 +56,9 @@ public final class RoutingFixture implements AutoCloseable {
     try {
       for (int i = 0; i < SHARDS; i++) {
         HikariConfig config = new HikariConfig();
-        config.setJdbcUrl("jdbc:h2:mem:" + run + "_ds_" + i
-            + ";MODE=MYSQL;DATABASE_TO_UPPER=FALSE;IGNORECASE=TRUE;CASE_INSENSITIVE_IDENTIFIERS=TRUE;DB_CLOSE_DELAY=-1");
+        // DATABASE_TO_UPPER=FALSE: ShardingSphere then sees the lower-case column names the rules use
+        config.setJdbcUrl("jdbc:h2:mem:" + run + "_ds_" + i + ";MODE=MYSQL;DATABASE_TO_UPPER=FALSE;IGNORECASE=TRUE;"
+            + "CASE_INSENSITIVE_IDENTIFIERS=TRUE;DB_CLOSE_DELAY=-1");
         config.setUsername("sa");
         config.setPassword("");
         config.setMaximumPoolSize(4);

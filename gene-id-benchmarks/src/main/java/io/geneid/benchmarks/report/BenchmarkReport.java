@@ -172,11 +172,14 @@ public final class BenchmarkReport {
     md.append("--:|---|".repeat(threadCounts.size()));
     md.append('\n');
     List<Key> keys = new ArrayList<>(byKey.keySet());
-    keys.sort(Comparator.comparing((Key k) -> order(k.benchmark())));
+    keys.sort(Comparator.comparingInt((Key k) -> group(k.benchmark()))
+        .thenComparingInt(k -> layoutRank(k.params().getOrDefault("layout", "")))
+        .thenComparingInt(k -> methodRank(k.benchmark())));
     for (Key k : keys) {
       Ceiling c = ceilings.get(k);
       md.append("| ").append(c.generator()).append(" | `").append(c.call()).append("` | ").append(c.layout())
-          .append(" | ").append(fmt(c.opsPerMs())).append(" | ").append(c.basis()).append(" | ").append(c.borrows())
+          .append(" | ").append(String.format(Locale.ROOT, "%,.0f", c.opsPerMs())).append(" | ").append(c.basis())
+          .append(" | ").append(c.borrows())
           .append(" |");
       for (int t : threadCounts) {
         Result r = byKey.get(k).get(t);
@@ -201,11 +204,24 @@ public final class BenchmarkReport {
     return ratio >= BITS_LIMITED ? "bits" : "CPU";
   }
 
-  private static int order(String benchmark) {
-    if (benchmark.contains("GeneSnowflakeBenchmark")) {
+  /** Rows in reading order: gene-id, then the published design, then the peers; each in {@link #METHODS} order. */
+  private static final List<String> METHODS = List.of("hotGene", "allGenes", "spread", "forParent",
+      "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter");
+
+  private static int group(String benchmark) {
+    if (benchmark.contains(".GeneSnowflakeBenchmark.")) {
       return 0;
     }
-    return benchmark.contains("PublishedGeneBenchmark") ? 1 : 2;
+    return benchmark.contains(".PublishedGeneBenchmark.") ? 1 : 2;
+  }
+
+  private static int layoutRank(String layout) {
+    return layout.equals("classic") ? 1 : 0;
+  }
+
+  private static int methodRank(String benchmark) {
+    int i = METHODS.indexOf(benchmark.substring(benchmark.lastIndexOf('.') + 1));
+    return i < 0 ? METHODS.size() : i;
   }
 
   private static void renderEndToEnd(StringBuilder md, List<Result> results) {

@@ -66,13 +66,40 @@ class BenchmarkReportTest {
   }
 
   @Test
+  void rowsAreInReadingOrder() throws Exception {
+    String[] methods = {"forParent", "spread", "allGenes", "hotGene"};
+    StringBuilder json = new StringBuilder("[");
+    for (String layout : new String[] {"classic", "default"}) {
+      for (String m : methods) {
+        json.append(result("io.geneid.benchmarks.GeneSnowflakeBenchmark." + m, "thrpt", 1,
+            "\"layout\":\"" + layout + "\"", "100", "1", "ops/ms", "")).append(',');
+      }
+    }
+    json.append(result("io.geneid.benchmarks.PeerBenchmark.yitter", "thrpt", 1, "", "59", "1", "ops/ms", ""))
+        .append(',').append(result("io.geneid.benchmarks.PeerBenchmark.shardingSphereSnowflake", "thrpt", 1, "",
+            "4000", "1", "ops/ms", "")).append(']');
+    Files.writeString(dir.resolve("r.json"), json);
+    String md = BenchmarkReport.render(BenchmarkReport.readResults(dir), new java.util.Properties(), dir, false);
+    String[] expected = {"gene-id (default) | `nextId(gene), one gene`", "gene-id (default) | `nextId(gene), every",
+        "gene-id (default) | `nextId(), spread`", "gene-id (default) | `nextIdFor",
+        "gene-id (classic) | `nextId(gene), one",
+        "gene-id (classic) | `nextIdFor", "ShardingSphere 5.5.2", "yitter"};
+    int at = -1;
+    for (String e : expected) {
+      int next = md.indexOf(e);
+      assertThat(next).as(e).isGreaterThan(at);
+      at = next;
+    }
+  }
+
+  @Test
   void aSmokeRunIsLabelled() throws Exception {
     Files.writeString(dir.resolve("smoke.json"), "["
         + result("io.geneid.benchmarks.PeerBenchmark.yitter", "thrpt", 1, "", "59", "\"NaN\"", "ops/ms", "") + "]");
     Path out = dir.resolve("BENCHMARKS.md");
     BenchmarkReport.main(new String[] {dir.toString(), out.toString(), "--smoke"});
     assertThat(Files.readString(out)).contains("**SMOKE RUN: not a measurement.**")
-        .contains("| 59.00 | 1.00 (bits) |")
+        .contains("| T51 W6 S6 | 59 | 2^S - 5 reserved = 59 | up to 2000 ms (\"drift\") | 59.00 | 1.00 (bits) |")
         .contains("| date (UTC) | ? |");
   }
 
