@@ -30,6 +30,11 @@ import org.openjdk.jmh.annotations.Warmup;
  *   <li>{@code gene} (to be added with the {@code gene-id-shardingsphere} module): {@code GENE_SNOWFLAKE} and
  *       {@code GENE_MOD}; a query by parent id goes to one shard.
  * </ul>
+ *
+ * <p>Adding a rule set takes no code: put its algorithms on this module's class path, add
+ * {@code src/main/resources/e2e/<name>.yaml} (same tables, same data source names {@code ds_0 .. ds_3}) and add
+ * {@code <name>} to {@link #rules} (or pass {@code -p rules=snowflake,<name>} to JMH). Child rows are always inserted
+ * inside {@code GeneContext.inherit(orderId)}, which a gene-aware key generator uses and any other ignores.
  */
 @State(Scope.Benchmark)
 @Warmup(iterations = 3, time = 1)
