@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# Runs the whole gene-id benchmark suite and regenerates gene-id-benchmarks/BENCHMARKS.md.
+#
+#   gene-id-benchmarks/run.sh            # full suite: ~7 minutes on 2 cores; run it on a quiet machine
+#   SMOKE=1 gene-id-benchmarks/run.sh    # one short iteration each (~2 minutes): proves the suite runs, measures
+#                                        # nothing; writes to gene-id-benchmarks/target/, labelled SMOKE RUN
+#
+# Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
+# run JMH on the generator benchmarks at 1 and at 2 threads, then on the ShardingSphere end-to-end benchmarks at
+# 1 thread, each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures).
+#
+# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 3 -w 1s -i 5 -r 1s"), GENERATORS and E2E
+# (JMH include regexes), RESULTS (results directory), REPORT (markdown file).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+MODULE=gene-id-benchmarks
+
+if [ "${SMOKE:-0}" = 1 ]; then
+  JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 1 -w 200ms -i 1 -r 500ms"}
+  RESULTS=${RESULTS:-$MODULE/target/smoke-results}
+  REPORT=${REPORT:-$MODULE/target/BENCHMARKS-smoke.md}
+  REPORT_FLAGS=--smoke
+else
+  # 3 x 1 s warm-up + 5 x 1 s measured per benchmark: 5 iterations give JMH's 99.9% error bars. 30 generator runs
+  # (gene-id 4 calls x 2 layouts, published design 2, peers 5; each at 1 and 2 threads) + 2 end-to-end runs,
+  # ~10 s each with fork start-up and ShardingSphere set-up: ~6 minutes of JMH after a ~1 minute build.
+  JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 3 -w 1s -i 5 -r 1s"}
+  RESULTS=${RESULTS:-$MODULE/results}
+  REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
+  REPORT_FLAGS=
+fi
+GENERATORS=${GENERATORS:-'^io\.geneid\.benchmarks\.(GeneSnowflake|PublishedGene|Peer)Benchmark\.'}
+E2E=${E2E:-'^io\.geneid\.benchmarks\.e2e\.'}
+
+echo "[bench] building $MODULE"
+mvn -B -q -pl "$MODULE" -am package -DskipTests
+CP="$MODULE/target/classes:$(cat "$MODULE/target/benchmark-classpath.txt")"
+
+mkdir -p "$RESULTS"
+rm -f "$RESULTS"/*.json "$RESULTS"/*.log
+commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
+if [ -n "$(git status --porcelain 2>/dev/null)" ]; then commit="$commit (uncommitted changes)"; fi
+{
+  echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+  echo "nproc=$(nproc)"
+  echo "cpu=$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ *//')"
+  echo "loadavg=$(cut -d' ' -f1-3 /proc/loadavg)"
+  echo "os=$(uname -srm)"
+  echo "commit=$commit"
+} > "$RESULTS/environment.properties"
+
+# JMH refuses to start while another JMH run holds /tmp/jmh.lock (a shared machine): wait for it, up to 10 min.
+wait_for_jmh_lock() {
+  command -v python3 >/dev/null || return 0
+  for _ in $(seq 1 300); do
+    python3 -c 'import fcntl; fcntl.lockf(open("/tmp/jmh.lock", "a"), fcntl.LOCK_EX | fcntl.LOCK_NB)' 2>/dev/null \
+      && return 0
+    sleep 2
+  done
+  echo "[bench] another JMH run has held /tmp/jmh.lock for 10 minutes: giving up" >&2
+  return 1
+}
+
+jmh() { # name threads regex
+  wait_for_jmh_lock
+  echo "[bench] JMH: $1 ($2 thread(s))"
+  # shellcheck disable=SC2086 # JMH_OPTS is a list of options
+  java -cp "$CP" org.openjdk.jmh.Main "$3" -t "$2" $JMH_OPTS -foe true -rf json -rff "$RESULTS/$1.json" \
+    | tee "$RESULTS/$1.log"
+}
+jmh generators-1-thread 1 "$GENERATORS"
+jmh generators-2-threads 2 "$GENERATORS"
+jmh end-to-end 1 "$E2E"
+
+# shellcheck disable=SC2086
+java -cp "$CP" io.geneid.benchmarks.report.BenchmarkReport "$RESULTS" "$REPORT" $REPORT_FLAGS
