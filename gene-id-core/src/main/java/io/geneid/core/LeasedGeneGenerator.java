@@ -272,7 +272,15 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     long tolerable = maxBorrowMillis + clockBackwardsPolicy.maxWait().toMillis();
     try {
       for (int attempt = 0; attempt <= MAX_SWITCHES; attempt++) {
-        WorkerLease lease = assigner.acquire(layout.maxWorkerId());
+        WorkerLease lease;
+        try {
+          lease = assigner.acquire(layout.maxWorkerId());
+        } catch (WorkerIdExhaustedException e) {
+          if (unusable.isEmpty()) {
+            throw e;
+          }
+          break; // the only free ids have marks too far ahead: say so below
+        }
         long previous = lease.previousHighWaterMark().toEpochMilli();
         long ahead = previous - clock.currentTimeMillis();
         if (ahead > tolerable) {
