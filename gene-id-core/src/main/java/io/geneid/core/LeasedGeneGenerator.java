@@ -377,7 +377,13 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       if (closed || holding != h || h.revoked) {
         return; // closed, or someone else switched or re-acquired already: retry with the current holding
       }
-      Holding next = acquireHolding(); // h is still leased, so the store hands out another worker id
+      Holding next;
+      try {
+        next = acquireHolding(); // h is still leased, so the store hands out another worker id
+      } catch (RuntimeException e) {
+        e.addSuppressed(cause); // no fresh worker id: the caller learns both why it moved and why it could not
+        throw e;
+      }
       holding = next;
       revoke(h, "moved to worker id " + next.lease.workerId() + " after the clock moved back: "
           + cause.getMessage());

@@ -342,6 +342,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
   private boolean tableExists(Connection c) {
     try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+      rs.next(); // the query ran, so the table exists; it has no row to return
       return true;
     } catch (SQLException e) {
       return false;
