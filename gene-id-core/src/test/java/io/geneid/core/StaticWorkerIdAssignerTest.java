@@ -111,6 +111,17 @@ class StaticWorkerIdAssignerTest {
     }
   }
 
+  @Test
+  void theRenewIntervalMustBeShorterThanTheTtl() {
+    assertThatThrownBy(() -> LeasedGeneGenerator.builder()
+        .assigner(StaticWorkerIdAssigner.builder().workerId(5).markFile(dir.resolve("m")).ttl(Duration.ofSeconds(1))
+            .build())
+        .renewInterval(Duration.ofSeconds(1))
+        .build())
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("renewInterval must be in [10ms, 1000ms) (below the lease TTL) but was 1000ms");
+  }
+
   private static LeasedGeneGenerator generator(Path mark, GeneClock clock) {
     return LeasedGeneGenerator.builder()
         .assigner(StaticWorkerIdAssigner.builder().workerId(5).markFile(mark).ttl(Duration.ofSeconds(1)).build())
