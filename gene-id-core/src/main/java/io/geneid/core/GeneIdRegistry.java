@@ -4,6 +4,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
+import java.util.function.Supplier;
 
 /**
  * The JVM-wide generators, one per (layout, worker id). {@link GeneSnowflakeGenerator.Builder#build()} goes through
@@ -26,6 +27,35 @@ public final class GeneIdRegistry {
   /** Every shared generator of this JVM. */
   public static List<GeneSnowflakeGenerator> all() {
     return List.copyOf(GENERATORS.values());
+  }
+
+  // ---------------------------------------------------------------- generators shared by configuration
+
+  private static final ConcurrentMap<String, GeneIdGenerator> SHARED = new ConcurrentHashMap<>();
+
+  /**
+   * The JVM-wide generator for a configuration key, created by {@code factory} on first use. Used for generators
+   * whose worker id is leased ({@link WorkerIdAssigners#sharedGenerator(java.util.Map)}): ShardingSphere, MyBatis-Plus
+   * and Spring asking with the same configuration all get one instance, hence one lease.
+   *
+   * @param key a canonical form of the configuration (equal configurations, equal keys)
+   */
+  public static GeneIdGenerator shared(String key, Supplier<? extends GeneIdGenerator> factory) {
+    return SHARED.computeIfAbsent(key, k -> factory.get());
+  }
+
+  /** The generator shared under a configuration key, if one was created and not closed since. */
+  public static Optional<GeneIdGenerator> findShared(String key) {
+    return Optional.ofNullable(SHARED.get(key));
+  }
+
+  /** Every generator shared by configuration in this JVM. */
+  public static List<GeneIdGenerator> allShared() {
+    return List.copyOf(SHARED.values());
+  }
+
+  static void removeShared(String key, GeneIdGenerator generator) {
+    SHARED.remove(key, generator);
   }
 
   static GeneSnowflakeGenerator getOrCreate(GeneSnowflakeGenerator.Builder builder) {

@@ -1,0 +1,82 @@
+package io.geneid.core;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class WorkerIdAssignersTest {
+
+  @TempDir Path dir;
+
+  @Test
+  void unknownKeysFailNamingTheKey() {
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-id", "1", "redis-url", "x")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("unknown property 'redis-url' for worker-assigner=static; known properties: ");
+  }
+
+  @Test
+  void anUnknownTypeNamesTheTypesFound() {
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "zookeeper")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("worker-assigner must be one of [static] but was 'zookeeper'");
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "redis")))
+        .hasMessage("worker-assigner must be one of [static] but was 'redis': add io.geneid:gene-id-redis to the "
+            + "class path");
+  }
+
+  @Test
+  void badValuesNameTheKeyAndTheRule() {
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-id", "x")))
+        .hasMessage("worker-id must be a whole number in [0, 2147483647] but was 'x'");
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-id", "1", "lease-ttl", "soon")))
+        .hasMessage("lease-ttl must be a duration such as 30s, 1500ms or PT30S but was 'soon'");
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-id", "1", "lease-ttl", "10ms")))
+        .hasMessage("lease-ttl must be in [100ms, 3600000ms] but was 10ms");
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-id", "1", "space", "a b")))
+        .hasMessage("space must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was 'a b'");
+    assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of()))
+        .hasMessage("worker-assigner=static needs exactly one of worker-id and worker-id-from-hostname=true");
+  }
+
+  @Test
+  void durationsAcceptShortAndIsoForms() {
+    assertThat(WorkerIdAssigners.parseDuration("k", "1500ms")).isEqualTo(Duration.ofMillis(1500));
+    assertThat(WorkerIdAssigners.parseDuration("k", "30s")).isEqualTo(Duration.ofSeconds(30));
+    assertThat(WorkerIdAssigners.parseDuration("k", "2m")).isEqualTo(Duration.ofMinutes(2));
+    assertThat(WorkerIdAssigners.parseDuration("k", "250")).isEqualTo(Duration.ofMillis(250));
+    assertThat(WorkerIdAssigners.parseDuration("k", "PT1.5S")).isEqualTo(Duration.ofMillis(1500));
+  }
+
+  @Test
+  void staticAssignerFromHostnameOrdinal() {
+    WorkerIdAssigner a = WorkerIdAssigners.create(Map.of("worker-id-from-hostname", "true", "hostname", "orders-3",
+        "worker-id-min", "8", "space", "orders"));
+    assertThat(a).isInstanceOf(StaticWorkerIdAssigner.class);
+    assertThat(((StaticWorkerIdAssigner) a).workerId()).isEqualTo(11);
+    assertThat(a.space()).isEqualTo("orders");
+  }
+
+  @Test
+  void sharedGeneratorIsOnePerConfiguration() {
+    Map<String, String> props = Map.of("worker-id", "9", "mark-file", dir.resolve("m").toString(),
+        "gene-bits", "4", "sequence-bits", "10", "lease-ttl", "2s");
+    GeneIdGenerator first = WorkerIdAssigners.sharedGenerator(props);
+    try {
+      assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(first);
+      assertThat(first.geneBits()).isEqualTo(4);
+      assertThat(((LeasedGeneGenerator) first).workerId()).isEqualTo(9);
+      assertThat(GeneIdRegistry.allShared()).contains(first);
+    } finally {
+      ((LeasedGeneGenerator) first).close();
+    }
+    assertThat(GeneIdRegistry.allShared()).doesNotContain(first);
+    assertThatThrownBy(first::nextId).hasMessage("this LeasedGeneGenerator of space 'default' is closed: it issues "
+        + "no ids");
+  }
+}

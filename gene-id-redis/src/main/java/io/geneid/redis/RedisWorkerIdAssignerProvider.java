@@ -1,0 +1,48 @@
+package io.geneid.redis;
+
+import io.geneid.core.WorkerIdAssigner;
+import io.geneid.core.WorkerIdAssignerProvider;
+import io.geneid.core.WorkerIdAssigners;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * {@code worker-assigner=redis}: a {@link RedisWorkerIdAssigner}. Keys: {@code redis-uri} (required, e.g.
+ * {@code redis://127.0.0.1:6379/0}), {@code redis-key-prefix} (default {@code gene-id}), {@code redis-timeout}
+ * (command timeout, default TTL / 3 within [100ms, 5s]), and the common {@code space}, {@code worker-id-min},
+ * {@code worker-id-max}, {@code lease-ttl}, {@code lease-acquire-timeout}, {@code lease-owner}.
+ */
+public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProvider {
+
+  public static final String REDIS_URI = "redis-uri";
+  public static final String REDIS_KEY_PREFIX = "redis-key-prefix";
+  public static final String REDIS_TIMEOUT = "redis-timeout";
+
+  @Override
+  public String type() {
+    return "redis";
+  }
+
+  @Override
+  public Set<String> propertyKeys() {
+    return Set.of(REDIS_URI, REDIS_KEY_PREFIX, REDIS_TIMEOUT);
+  }
+
+  @Override
+  public WorkerIdAssigner create(Map<String, String> props) {
+    WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
+    RedisWorkerIdAssigner.Builder b = RedisWorkerIdAssigner.builder()
+        .redisUri(WorkerIdAssigners.required(props, REDIS_URI, type()))
+        .keyPrefix(WorkerIdAssigners.string(props, REDIS_KEY_PREFIX, RedisWorkerIdAssigner.DEFAULT_KEY_PREFIX))
+        .space(s.space())
+        .workerIds(s.minWorkerId(), s.maxWorkerId())
+        .ttl(s.ttl())
+        .acquireTimeout(s.acquireTimeout())
+        .owner(s.owner());
+    if (props.containsKey(REDIS_TIMEOUT)) {
+      b.commandTimeout(WorkerIdAssigners.checkDuration(REDIS_TIMEOUT,
+          WorkerIdAssigners.duration(props, REDIS_TIMEOUT, s.ttl()), java.time.Duration.ofMillis(10), s.ttl()));
+    }
+    return b.build();
+  }
+}

@@ -1,0 +1,56 @@
+package io.geneid.redis;
+
+import io.geneid.core.AbstractWorkerIdAssignerContractTest;
+import io.geneid.core.WorkerIdAssigner;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class RedisWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
+
+  private static LeaseRedis store;
+
+  @BeforeAll
+  static void connect() {
+    store = new LeaseRedis();
+  }
+
+  @AfterAll
+  static void disconnect() {
+    store.close();
+  }
+
+  @Override
+  protected WorkerIdAssigner assigner(String space, long min, long max, Duration ttl, Duration acquireTimeout,
+      String owner, int port) {
+    return RedisWorkerIdAssigner.builder()
+        .redisUri("redis://127.0.0.1:" + port)
+        .keyPrefix(store.prefix)
+        .space(space)
+        .workerIds(min, max)
+        .ttl(ttl)
+        .acquireTimeout(acquireTimeout)
+        .owner(owner)
+        .build();
+  }
+
+  @Override
+  protected int storePort() {
+    return LeaseRedis.PORT;
+  }
+
+  @Override
+  protected void takeOver(String space, long workerId) {
+    store.redis().hset(store.key(space, "token"), Long.toString(workerId), "999999999");
+  }
+
+  @Override
+  protected void prepare(String space) {
+    store.age(space);
+  }
+
+  @Override
+  protected void cleanup(String space) {
+    store.forget(space);
+  }
+}
