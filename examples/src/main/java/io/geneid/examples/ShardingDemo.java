@@ -39,6 +39,7 @@ import org.jspecify.annotations.Nullable;
  * {@code --db=postgresql} (127.0.0.1:5432, postgres); on a server it creates two databases with unique names and
  * drops them at the end.
  */
+@SuppressWarnings("try") // a GeneContext scope is used by being open
 public final class ShardingDemo {
 
   private static final Pattern PHYSICAL_TABLE = Pattern.compile("\\b(t_(?:order|item)_\\d+)\\b");

@@ -25,6 +25,7 @@ import org.junit.jupiter.api.TestInstance;
  * Orders (root rows, GENE_SNOWFLAKE ids) and their items (child rows inserted inside GeneContext scopes) through the
  * ShardingSphere driver over two physical databases of two tables each; then every physical table is read directly.
  */
+@SuppressWarnings("try") // a GeneContext scope is used by being open
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 abstract class AbstractShardingEndToEndTest {
 

@@ -18,6 +18,7 @@ import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorith
 import org.apache.shardingsphere.infra.spi.type.typed.TypedSPILoader;
 import org.junit.jupiter.api.Test;
 
+@SuppressWarnings("try") // a GeneContext scope is used by being open
 class GeneSnowflakeKeyGenerateAlgorithmTest {
 
   private static final AlgorithmSQLContext CONTEXT = new AlgorithmSQLContext("db", "public", "t_item", "id");

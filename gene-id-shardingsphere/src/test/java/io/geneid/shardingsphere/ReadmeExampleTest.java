@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
  * The README's YAML, as written (ShardingSphere builds the pools from its {@code dataSources}), on MariaDB
  * databases created for this run in place of {@code shop_0} and {@code shop_1}.
  */
+@SuppressWarnings("try") // a GeneContext scope is used by being open
 class ReadmeExampleTest {
 
   @Test
