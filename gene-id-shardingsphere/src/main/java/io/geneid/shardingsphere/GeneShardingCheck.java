@@ -1,0 +1,176 @@
+package io.geneid.shardingsphere;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Set;
+import javax.sql.DataSource;
+import org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection;
+import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
+import org.apache.shardingsphere.infra.datanode.DataNode;
+import org.apache.shardingsphere.infra.metadata.database.ShardingSphereDatabase;
+import org.apache.shardingsphere.sharding.api.config.strategy.sharding.NoneShardingStrategyConfiguration;
+import org.apache.shardingsphere.sharding.api.config.strategy.sharding.ShardingStrategyConfiguration;
+import org.apache.shardingsphere.sharding.rule.ShardingRule;
+import org.apache.shardingsphere.sharding.rule.ShardingTable;
+import org.apache.shardingsphere.sharding.spi.ShardingAlgorithm;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Checks a ShardingSphere data source for gene-sharding mistakes that its own start-up does not see, by routing
+ * every gene through the configured {@code GENE_MOD} algorithms:
+ * <ul>
+ *   <li>a configured data node no gene can reach (the "diagonal": the same {@code sharding-count} at database and
+ *       table level with table suffixes that repeat in every database; or more targets than
+ *       {@code sharding-count});
+ *   <li>a gene that routes to an index for which no target exists;
+ *   <li>{@code gene-bits} that differ between a table's {@code GENE_SNOWFLAKE} key generator and its
+ *       {@code GENE_MOD} algorithms, or between its database and table algorithms.
+ * </ul>
+ * Call it right after the data source is created, so a bad configuration stops the application before the first
+ * row is written:
+ *
+ * <pre>{@code
+ * DataSource dataSource = YamlShardingSphereDataSourceFactory.createDataSource(yamlFile);
+ * GeneShardingCheck.verify(dataSource);
+ * }</pre>
+ *
+ * Tables routed by other algorithms are left alone.
+ */
+public final class GeneShardingCheck {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GeneShardingCheck.class);
+
+  private GeneShardingCheck() {}
+
+  /**
+   * Throws if {@link #problems(DataSource)} finds any.
+   *
+   * @return {@code dataSource}, for chaining
+   * @throws IllegalStateException listing every problem
+   */
+  public static DataSource verify(DataSource dataSource) {
+    List<String> problems = problems(dataSource);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException("gene sharding configuration is wrong:\n  - " + String.join("\n  - ",
+          problems));
+    }
+    return dataSource;
+  }
+
+  /**
+   * The problems of a ShardingSphere data source's gene sharding, one sentence each; empty when none.
+   *
+   * @throws IllegalArgumentException if {@code dataSource} is not a ShardingSphere-JDBC data source
+   * @throws IllegalStateException if no connection could be opened, with the cause
+   */
+  public static List<String> problems(DataSource dataSource) {
+    try (Connection connection = dataSource.getConnection()) {
+      if (!connection.isWrapperFor(ShardingSphereConnection.class)) {
+        throw new IllegalArgumentException("not a ShardingSphere-JDBC data source: " + dataSource);
+      }
+      ShardingSphereConnection ss = connection.unwrap(ShardingSphereConnection.class);
+      ShardingSphereDatabase database = ss.getContextManager().getDatabase(ss.getCurrentDatabaseName());
+      return database.getRuleMetaData().findSingleRule(ShardingRule.class)
+          .map(GeneShardingCheck::problems).orElse(List.of());
+    } catch (SQLException e) {
+      throw new IllegalStateException("cannot open a connection to check the gene sharding of " + dataSource, e);
+    }
+  }
+
+  private static List<String> problems(ShardingRule rule) {
+    List<String> problems = new ArrayList<>();
+    for (ShardingTable table : rule.getShardingTables().values()) {
+      checkTable(rule, table, problems);
+    }
+    return problems;
+  }
+
+  private static void checkTable(ShardingRule rule, ShardingTable table, List<String> problems) {
+    String name = table.getLogicTable();
+    ShardingStrategyConfiguration dbStrategy = rule.getDatabaseShardingStrategyConfiguration(table);
+    ShardingStrategyConfiguration tableStrategy = rule.getTableShardingStrategyConfiguration(table);
+    GeneModShardingAlgorithm dbAlgorithm = geneMod(rule, dbStrategy);
+    GeneModShardingAlgorithm tableAlgorithm = geneMod(rule, tableStrategy);
+    if (dbAlgorithm == null && tableAlgorithm == null) {
+      return;
+    }
+    KeyGenerateAlgorithm keyGenerator = table.getKeyGeneratorName() == null ? rule.getDefaultKeyGenerateAlgorithm()
+        : rule.getKeyGenerators().get(table.getKeyGeneratorName());
+    if (keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm && table.getGenerateKeyColumn().isPresent()) {
+      int keyBits = ((GeneSnowflakeKeyGenerateAlgorithm) keyGenerator).layout().geneBits();
+      for (GeneModShardingAlgorithm algorithm : new GeneModShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
+        if (algorithm != null && algorithm.geneBits() != keyBits) {
+          problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues ids with gene-bits="
+              + keyBits + " but " + algorithm + " reads gene-bits=" + algorithm.geneBits()
+              + "; set the same gene-bits on both");
+        }
+      }
+    }
+    if (dbAlgorithm != null && tableAlgorithm != null && dbAlgorithm.geneBits() != tableAlgorithm.geneBits()) {
+      problems.add(name + ": database algorithm " + dbAlgorithm + " and table algorithm " + tableAlgorithm
+          + " read different gene-bits");
+      return;
+    }
+    boolean dbSimulable = dbAlgorithm != null || isNone(dbStrategy);
+    boolean tableSimulable = tableAlgorithm != null || isNone(tableStrategy);
+    if (!dbSimulable || !tableSimulable) {
+      return; // the other level uses an algorithm we cannot reason about
+    }
+    int geneBits = (dbAlgorithm != null ? dbAlgorithm : tableAlgorithm).geneBits();
+    Set<DataNode> reached = new LinkedHashSet<>();
+    Set<String> failures = new LinkedHashSet<>();
+    for (long gene = 0; gene < 1L << geneBits; gene++) {
+      Collection<String> dataSources = table.getActualDataSourceNames();
+      try {
+        Collection<String> routedDataSources = dbAlgorithm == null ? dataSources
+            : List.of(dbAlgorithm.targetOfGene(dataSources, gene));
+        for (String dataSource : routedDataSources) {
+          Collection<String> tables = table.getActualTableNames(dataSource);
+          Collection<String> routedTables = tableAlgorithm == null ? tables
+              : List.of(tableAlgorithm.targetOfGene(tables, gene));
+          routedTables.forEach(t -> reached.add(new DataNode(dataSource, t)));
+        }
+      } catch (IllegalStateException e) {
+        failures.add(e.getMessage());
+      }
+    }
+    failures.forEach(f -> problems.add(name + ": " + f));
+    List<String> unreachable = new ArrayList<>();
+    for (DataNode node : table.getActualDataNodes()) {
+      if (!reached.contains(new DataNode(node.getDataSourceName(), node.getTableName()))) {
+        unreachable.add(node.getDataSourceName() + "." + node.getTableName());
+      }
+    }
+    if (!unreachable.isEmpty()) {
+      problems.add(name + ": no gene ever routes to " + unreachable + " (database " + describe(dbAlgorithm)
+          + ", table " + describe(tableAlgorithm) + "); with table suffixes that repeat in every database give the"
+          + " table level gene-divisor = the number of databases");
+    }
+    if (unreachable.isEmpty() && failures.isEmpty()) {
+      LOG.debug("{}: every gene routes to a configured node and every node is reached", name);
+    }
+  }
+
+  private static String describe(@Nullable GeneModShardingAlgorithm algorithm) {
+    return algorithm == null ? "not sharded" : algorithm.toString();
+  }
+
+  private static boolean isNone(@Nullable ShardingStrategyConfiguration strategy) {
+    return strategy == null || strategy instanceof NoneShardingStrategyConfiguration;
+  }
+
+  private static @Nullable GeneModShardingAlgorithm geneMod(ShardingRule rule,
+      @Nullable ShardingStrategyConfiguration strategy) {
+    if (strategy == null || strategy.getShardingAlgorithmName() == null) {
+      return null;
+    }
+    ShardingAlgorithm algorithm = rule.getShardingAlgorithms().get(strategy.getShardingAlgorithmName());
+    return algorithm instanceof GeneModShardingAlgorithm ? (GeneModShardingAlgorithm) algorithm : null;
+  }
+}

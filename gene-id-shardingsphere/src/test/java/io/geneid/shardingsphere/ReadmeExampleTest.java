@@ -1,0 +1,105 @@
+package io.geneid.shardingsphere;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.geneid.core.GeneContext;
+import io.geneid.core.GeneIdLayout;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The README's YAML, as written (ShardingSphere builds the pools from its {@code dataSources}), on MariaDB
+ * databases created for this run in place of {@code shop_0} and {@code shop_1}.
+ */
+@SuppressWarnings("try") // a GeneContext scope is used by being open
+class ReadmeExampleTest {
+
+  @Test
+  void theReadmeConfigurationRoutesAnItemToItsOrder() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("## ShardingSphere-JDBC.*?```yaml\\n(.*?)```", Pattern.DOTALL).matcher(readme);
+    assertThat(m.find()).as("a yaml block in the README's ShardingSphere-JDBC section").isTrue();
+    String run = "gid_ss_readme_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
+        .toLowerCase(Locale.ROOT);
+    String yaml = m.group(1).replace("3306/shop_", "3306/" + run + "_");
+    assertThat(yaml).contains(run + "_0", run + "_1");
+    Backend.MARIADB.create(run + "_0");
+    Backend.MARIADB.create(run + "_1");
+    try {
+      for (int d = 0; d < 2; d++) {
+        try (Connection c = DriverManager.getConnection(Backend.MARIADB.url(run + "_" + d), "root", "");
+            Statement s = c.createStatement()) {
+          for (int t = 0; t < 2; t++) {
+            s.execute("CREATE TABLE t_order_" + t + " (id BIGINT PRIMARY KEY, customer VARCHAR(64) NOT NULL)");
+            s.execute("CREATE TABLE t_item_" + t
+                + " (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL, name VARCHAR(64) NOT NULL)");
+          }
+        }
+      }
+      DataSource dataSource = YamlShardingSphereDataSourceFactory.createDataSource(
+          yaml.getBytes(StandardCharsets.UTF_8));
+      try {
+        GeneShardingCheck.verify(dataSource);
+        long orderId;
+        long itemId;
+        try (Connection c = dataSource.getConnection()) {
+          try (PreparedStatement ps = c.prepareStatement("INSERT INTO t_order (customer) VALUES (?)",
+              Statement.RETURN_GENERATED_KEYS)) {
+            ps.setString(1, "alice");
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+              keys.next();
+              orderId = keys.getLong(1);
+            }
+          }
+          try (var scope = GeneContext.inherit(orderId);
+              PreparedStatement ps = c.prepareStatement("INSERT INTO t_item (order_id, name) VALUES (?, ?)",
+                  Statement.RETURN_GENERATED_KEYS)) {
+            ps.setLong(1, orderId);
+            ps.setString(2, "book");
+            ps.executeUpdate();
+            try (ResultSet keys = ps.getGeneratedKeys()) {
+              keys.next();
+              itemId = keys.getLong(1);
+            }
+          }
+        }
+        GeneIdLayout layout = GeneIdLayout.defaults();
+        assertThat(layout.geneOf(itemId)).isEqualTo(layout.geneOf(orderId));
+        long gene = layout.geneOf(orderId);
+        String database = run + "_" + gene % 2;
+        long table = (gene / 2) % 2;
+        try (Connection c = DriverManager.getConnection(Backend.MARIADB.url(database), "root", "");
+            Statement s = c.createStatement()) {
+          try (ResultSet rs = s.executeQuery("SELECT id FROM t_order_" + table)) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getLong(1)).isEqualTo(orderId);
+          }
+          try (ResultSet rs = s.executeQuery("SELECT id, order_id FROM t_item_" + table)) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getLong(1)).isEqualTo(itemId);
+            assertThat(rs.getLong(2)).isEqualTo(orderId);
+          }
+        }
+      } finally {
+        ((AutoCloseable) dataSource).close();
+      }
+    } finally {
+      Backend.MARIADB.drop(run + "_0");
+      Backend.MARIADB.drop(run + "_1");
+    }
+  }
+}

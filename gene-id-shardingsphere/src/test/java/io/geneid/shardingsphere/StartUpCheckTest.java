@@ -1,0 +1,130 @@
+package io.geneid.shardingsphere;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.sql.SQLException;
+import javax.sql.DataSource;
+import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+/** Bad configurations stop ShardingSphere's start-up (or {@link GeneShardingCheck#verify}) with a clear message. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class StartUpCheckTest {
+
+  private static final String DIVISOR_2 = "sharding-count: 2\n        gene-divisor: 2";
+
+  private ShardedDatabases databases;
+
+  @BeforeAll
+  void start() throws SQLException {
+    databases = new ShardedDatabases(Backend.H2, 2, 2);
+  }
+
+  @AfterAll
+  void stop() throws SQLException {
+    databases.close();
+  }
+
+  /** The first exception in the chain thrown by {@code startUp} that is ours. */
+  private static Throwable failure(ThrowingCallable startUp) {
+    Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(startUp);
+    assertThat(thrown).as("start-up must fail").isNotNull();
+    for (Throwable t = thrown; t != null; t = t.getCause()) {
+      if (t instanceof IllegalArgumentException || t instanceof IllegalStateException) {
+        return t;
+      }
+    }
+    throw new AssertionError("no IllegalArgumentException or IllegalStateException in the chain", thrown);
+  }
+
+  @Test
+  void anUnknownKeyGeneratorPropertyFailsStartUp() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
+        "worker-id: 1\nworker-bit: 8", "sharding-count: 2", DIVISOR_2)));
+    assertThat(t).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("GENE_SNOWFLAKE has no property 'worker-bit'; allowed: worker-id, epoch, timestamp-bits,"
+            + " worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+  }
+
+  @Test
+  void aMissingWorkerIdFailsStartUp() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "gene-bits: 6",
+        "sharding-count: 2", DIVISOR_2)));
+    assertThat(t).hasMessage("GENE_SNOWFLAKE property 'worker-id' is required: a whole number in [0, 255]");
+  }
+
+  @Test
+  void anUnknownShardingPropertyFailsStartUp() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1",
+        "sharding-count: 2\n        divisor: 2", DIVISOR_2)));
+    assertThat(t).hasMessage("GENE_MOD has no property 'divisor'; allowed: sharding-count, gene-bits, gene-divisor");
+  }
+
+  @Test
+  void aMissingShardingCountFailsStartUp() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1",
+        "gene-bits: 6", DIVISOR_2)));
+    assertThat(t).hasMessage("GENE_MOD property 'sharding-count' is required: a whole number in [1, 64]");
+  }
+
+  @Test
+  void aShardingCountAboveTwoToTheGeneBitsFailsStartUp() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1",
+        "sharding-count: 8\n        gene-bits: 2", DIVISOR_2)));
+    assertThat(t).hasMessage("GENE_MOD property 'sharding-count' must be in [1, 4] but was 8");
+  }
+
+  @Test
+  void geneBitsThatDifferBetweenGeneratorAndAlgorithmAreReported() throws Exception {
+    DataSource ds = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
+        "worker-id: 1\ngene-bits: 8\ntimestamp-bits: 39", "sharding-count: 2", DIVISOR_2));
+    assertThatThrownBy(() -> GeneShardingCheck.verify(ds))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageStartingWith("gene sharding configuration is wrong:")
+        .hasMessageContaining("t_order: key generator 'ids' issues ids with gene-bits=8 but"
+            + " GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits"
+            + " on both")
+        .hasMessageContaining("t_item: key generator 'ids' issues ids with gene-bits=8 but"
+            + " GENE_MOD[sharding-count=2, gene-divisor=2, gene-bits=6] reads gene-bits=6");
+  }
+
+  @Test
+  void theDiagonalIsReportedAsUnreachableNodes() throws Exception {
+    DataSource ds = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1", "sharding-count: 2",
+        "sharding-count: 2"));
+    assertThat(GeneShardingCheck.problems(ds)).containsExactly(
+        "t_order: no gene ever routes to [ds_0.t_order_1, ds_1.t_order_0] (database GENE_MOD[sharding-count=2,"
+            + " gene-divisor=1, gene-bits=6], table GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6]); with"
+            + " table suffixes that repeat in every database give the table level gene-divisor = the number of"
+            + " databases",
+        "t_item: no gene ever routes to [ds_0.t_item_1, ds_1.t_item_0] (database GENE_MOD[sharding-count=2,"
+            + " gene-divisor=1, gene-bits=6], table GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6]); with"
+            + " table suffixes that repeat in every database give the table level gene-divisor = the number of"
+            + " databases");
+    assertThatThrownBy(() -> GeneShardingCheck.verify(ds)).hasMessageContaining("no gene ever routes to");
+  }
+
+  @Test
+  void aShardingCountBelowTheNumberOfTablesLeavesTablesUnreachable() throws Exception {
+    DataSource ds = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1", "sharding-count: 1",
+        "sharding-count: 2"));
+    assertThat(GeneShardingCheck.problems(ds)).hasSize(2).allMatch(p -> p.contains("no gene ever routes to [ds_1."));
+  }
+
+  @Test
+  void theStandardConfigurationPassesTheCheck() throws Exception {
+    assertThat(GeneShardingCheck.problems(databases.shardingSphere(Rules.gene()))).isEmpty();
+    assertThat(GeneShardingCheck.problems(databases.shardingSphere(Rules.snowflake()))).isEmpty();
+  }
+
+  @Test
+  void aDataSourceThatIsNotShardingSphereIsRefused() {
+    assertThatThrownBy(() -> GeneShardingCheck.problems(databases.physical("ds_0")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("not a ShardingSphere-JDBC data source: ");
+  }
+}
