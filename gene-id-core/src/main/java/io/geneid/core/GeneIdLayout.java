@@ -1,12 +1,7 @@
 package io.geneid.core;
 
-import java.math.BigDecimal;
-import java.math.BigInteger;
-import java.nio.charset.StandardCharsets;
 import java.time.Instant;
-import java.time.temporal.ChronoUnit;
 import java.util.UUID;
-import java.util.zip.CRC32C;
 
 /**
  * How the 63 usable bits of an id are split, and the functions every router needs: the gene of a parent key and
@@ -115,43 +110,18 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
    * languages. A string is always hashed, even when it holds digits: route a numeric key as a number.
    */
   public long geneOf(String key) {
-    CRC32C crc = new CRC32C();
-    crc.update(key.getBytes(StandardCharsets.UTF_8));
-    return crc.getValue() & maxGene();
+    return Genes.of(key, geneBits);
   }
 
   /**
    * The gene of a parent key of any supported type: {@link Long}, {@link Integer}, {@link Short}, {@link Byte} and
-   * integral {@link BigInteger} or {@link BigDecimal} values route by their low bits; {@link CharSequence} as
-   * {@link #geneOf(String)}; {@link UUID} as {@link #geneOf(String)} of its canonical string.
+   * integral {@link java.math.BigInteger} or {@link java.math.BigDecimal} values route by their low bits;
+   * {@link CharSequence} as {@link #geneOf(String)}; {@link UUID} as {@link #geneOf(String)} of its canonical string.
    *
    * @throws IllegalArgumentException for {@code null}, a fractional number or another type, naming it
    */
   public long geneOfKey(Object key) {
-    if (key instanceof Long || key instanceof Integer || key instanceof Short || key instanceof Byte) {
-      return geneOf(((Number) key).longValue());
-    }
-    if (key instanceof CharSequence) {
-      return geneOf(key.toString());
-    }
-    if (key instanceof UUID) {
-      return geneOf(key.toString());
-    }
-    if (key instanceof BigInteger) {
-      return geneOf(((BigInteger) key).longValue());
-    }
-    if (key instanceof BigDecimal) {
-      try {
-        return geneOf(((BigDecimal) key).toBigIntegerExact().longValue());
-      } catch (ArithmeticException e) {
-        throw new IllegalArgumentException("parent key must be an integral number but was " + key, e);
-      }
-    }
-    if (key == null) {
-      throw new IllegalArgumentException("parent key must not be null");
-    }
-    throw new IllegalArgumentException("parent key must be a whole number, a String or a UUID but was "
-        + key.getClass().getName() + " " + key);
+    return Genes.ofKey(key, geneBits);
   }
 
   /** Number of gene buckets: {@code 2^G}. */

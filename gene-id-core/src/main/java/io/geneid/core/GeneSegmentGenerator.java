@@ -69,7 +69,6 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   /** Largest value whose id fits in 63 bits: {@code 2^(63 - G) - 1}. */
   private final long maxValue;
   /** A layout whose gene functions have G bits (time, worker and sequence fields are not used). */
-  private final GeneIdLayout geneLayout;
   private final long minStep;
   private final long maxStep;
   private final long segmentMillis;
@@ -105,8 +104,6 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     this.geneBits = b.geneBits;
     this.maxGene = (1L << geneBits) - 1;
     this.maxValue = (1L << (63 - geneBits)) - 1;
-    // only the gene functions are used; T = 62 - G and S = 1 keep the layout's own checks happy for every G
-    this.geneLayout = new GeneIdLayout(GeneIdLayout.DEFAULT_EPOCH, 62 - geneBits, 0, 1, geneBits);
     this.minStep = b.minStep;
     this.maxStep = b.maxStep;
     this.segmentMillis = b.segmentDuration.toMillis();
@@ -145,7 +142,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   public long nextId() {
     GeneContext.Scope scope = GeneContext.current();
     if (scope != null) {
-      return compose(takeValue(), geneLayout.geneOfKey(scope.nextKey()));
+      return compose(takeValue(), Genes.ofKey(scope.nextKey(), geneBits));
     }
     long value = takeValue();
     return compose(value, value & maxGene);
@@ -173,14 +170,14 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
   @Override
   public long nextIdFor(String parentKey) {
-    long gene = geneLayout.geneOf(parentKey);
+    long gene = Genes.of(parentKey, geneBits);
     return compose(takeValue(), gene);
   }
 
   /** An id carrying the gene of a parent key of any supported type ({@link GeneIdLayout#geneOfKey(Object)}). */
   @Override
   public long nextIdForKey(Object parentKey) {
-    long gene = geneLayout.geneOfKey(parentKey);
+    long gene = Genes.ofKey(parentKey, geneBits);
     return compose(takeValue(), gene);
   }
 

@@ -117,6 +117,17 @@ class GeneIdLayoutTest {
   }
 
   @Test
+  void genesWithoutALayoutAgreeWithTheLayout() {
+    GeneIdLayout d = GeneIdLayout.defaults();
+    assertThat(Genes.of(130L, 6)).isEqualTo(d.geneOf(130L));
+    assertThat(Genes.of("123456789", 6)).isEqualTo(d.geneOf("123456789"));
+    assertThat(Genes.ofKey(130, 6)).isEqualTo(2);
+    assertThat(Genes.of(130L, 0)).isZero();
+    assertThatThrownBy(() -> Genes.of(1L, 17)).hasMessage("geneBits must be in [0, 16] but was 17");
+    assertThatThrownBy(() -> Genes.ofKey(null, 6)).hasMessage("parent key must not be null");
+  }
+
+  @Test
   void decodeRejectsNegativeIds() {
     assertThatThrownBy(() -> GeneIdLayout.defaults().decode(-5))
         .hasMessage("id must not be negative but was -5");
