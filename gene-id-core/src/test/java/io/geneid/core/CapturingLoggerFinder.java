@@ -64,7 +64,9 @@ public final class CapturingLoggerFinder extends System.LoggerFinder {
         return;
       }
       RECORDS.add(new Entry(name, level, message));
-      System.err.println(level + " " + name + ": " + message);
+      if (!message.startsWith("the timestamp field of")) { // capacity warnings: expected for the short test layouts
+        System.err.println(level + " " + name + ": " + message);
+      }
     }
   }
 }
