@@ -1,6 +1,8 @@
 package io.geneid.core;
 
+import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
@@ -211,6 +213,39 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
   /** {@link #lastTimestamp()} as years after the epoch (365.25-day years). */
   public double years() {
     return ((double) maxTimestampMillis() + 1) / (365.25 * 24 * 3600 * 1000);
+  }
+
+  /**
+   * The first instant whose ids are above {@code 2^53 - 1} ({@code Number.MAX_SAFE_INTEGER}): from then on a
+   * JavaScript {@code Number} (JSON parsed in a browser, Node.js) rounds these ids, so they must travel as strings.
+   * Ids of every earlier millisecond are JavaScript-safe. With the default layout that is 2^31 ms (about 24.9 days)
+   * after the epoch: default ids are not JavaScript-safe.
+   */
+  public Instant javaScriptSafeUntil() {
+    return epoch.plusMillis(1L << (53 - workerBits - sequenceBits - geneBits));
+  }
+
+  /**
+   * A warning when this layout's timestamp field runs out within {@code horizon} of {@code now}, else empty.
+   * {@link GeneSnowflakeGenerator} logs it once per layout when a generator is built; a zero horizon never warns.
+   *
+   * @throws IllegalArgumentException if {@code horizon} is negative
+   */
+  public Optional<String> capacityWarning(Instant now, Duration horizon) {
+    if (horizon.isNegative()) {
+      throw new IllegalArgumentException("capacity warning horizon must not be negative but was " + horizon);
+    }
+    Instant end = lastTimestamp().plusMillis(1);
+    Duration left = Duration.between(now, end);
+    if (left.compareTo(horizon) >= 0) {
+      return Optional.empty();
+    }
+    String when = left.isNegative() || left.isZero()
+        ? "ran out at " + end
+        : "runs out at " + end + ", in " + left.toDays() + " days";
+    return Optional.of("the timestamp field of " + this + " " + when
+        + " (capacity warning horizon " + horizon.toDays() + " days): no id can be issued after that; plan the move"
+        + " to a layout with more timestampBits or a later epoch before then");
   }
 
   @Override

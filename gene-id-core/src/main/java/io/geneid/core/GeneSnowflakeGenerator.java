@@ -4,6 +4,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
 
@@ -47,6 +48,11 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   /** One gene word per 128 bytes (two cache lines) while that costs at most 512 KiB. */
   private static final int PADDED_STRIDE_SHIFT = 4;
   private static final int MAX_PADDED_GENE_BITS = 12;
+  /**
+   * Above {@link #MAX_PADDED_GENE_BITS}: two words per gene, the state and its count. The word after each state
+   * counts the ids of the gene's finished milliseconds (see {@link #stats()}).
+   */
+  private static final int MIN_STRIDE_SHIFT = 1;
 
   private final GeneIdLayout layout;
   private final long workerId;
@@ -77,6 +83,10 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
    */
   private volatile long ceilingMillis = Long.MAX_VALUE;
 
+  private final ClockWatch clockWatch;
+  /** Largest {@link GeneSnowflakeStats#idsIssued()} reported, so that counts never go down between snapshots. */
+  private final AtomicLong reportedIssued = new AtomicLong();
+
   private GeneSnowflakeGenerator(Builder b) {
     this.layout = b.layout;
     this.workerId = b.workerId;
@@ -93,11 +103,14 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     this.workerPart = workerId << (layout.sequenceBits() + layout.geneBits());
     this.maxTimestamp = layout.maxTimestampMillis();
 
-    this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : 0;
+    this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : MIN_STRIDE_SHIFT;
     this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
+    this.clockWatch = new ClockWatch(clock, epochMillis);
     if (b.highWaterMark != null) {
       advancePast(b.highWaterMark.toEpochMilli());
     }
+    CapacityWarning.warnOnce(layout, Instant.ofEpochMilli(clock.currentTimeMillis()),
+        CapacityWarning.horizon(b.capacityWarningHorizon));
   }
 
   /** A builder; {@link Builder#workerId(long)} is required. */
@@ -173,6 +186,9 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
       long last = current >>> sequenceBits;
       long millis;
       long next;
+      if (now != last) {
+        clockWatch.observe(now);
+      }
       if (now > last) {
         millis = now;
         next = now << sequenceBits;
@@ -193,6 +209,10 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
         throw cannotIssue(millis);
       }
       if (states.compareAndSet(slot, current, next)) {
+        if (millis != last) {
+          // the gene left millisecond `last`, in which it had issued (its sequence + 1) ids: see stats()
+          states.getAndAdd(slot + 1, (current & sequenceMask) + 1);
+        }
         return (millis << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
       }
     }
@@ -200,6 +220,9 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
   /** The clock is far behind what this gene issued: apply the policy. Returns the wait start. */
   private long awaitClockStepBack(long waitStart, long last, long now) {
+    if (waitStart == 0L) {
+      clockWatch.waited();
+    }
     long started = waitStart == 0L ? System.nanoTime() | 1L : waitStart;
     long waited = System.nanoTime() - started;
     if (waited >= clockBackwardsPolicy.maxWait().toNanos()) {
@@ -212,6 +235,9 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
   /** The gene's borrowing bound is reached: wait for the clock to tick. Returns the wait start. */
   private long awaitTick(long waitStart, long now) {
+    if (waitStart == 0L) {
+      clockWatch.waited();
+    }
     long started = waitStart == 0L ? System.nanoTime() | 1L : waitStart;
     long waited = System.nanoTime() - started;
     if (waited > STALL_LIMIT_NANOS) {
@@ -258,8 +284,43 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     }
     long floor = (millis << sequenceBits) | sequenceMask;
     for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
-      states.accumulateAndGet(i, floor, Math::max);
+      for (long current = states.get(i); current < floor; current = states.get(i)) {
+        // the floor reads as a full millisecond of ids that were never issued: take them off the count first
+        long notIssued = (current & sequenceMask) - sequenceMask;
+        states.getAndAdd(i + 1, notIssued);
+        if (states.compareAndSet(i, current, floor)) {
+          break;
+        }
+        states.getAndAdd(i + 1, -notIssued);
+      }
     }
+  }
+
+  // ---------------------------------------------------------------- stats
+
+  /**
+   * What this generator has done so far: ids issued, borrowed time, clock steps and waits. Cheap enough for every
+   * metrics scrape: it reads two words per gene ({@code 2^G} genes) and costs the issuing threads nothing.
+   *
+   * <p>Each gene counts its ids when it leaves a millisecond (at most once per millisecond, in the cache line of its
+   * state); the ids of its current millisecond are read from its sequence here.
+   */
+  public GeneSnowflakeStats stats() {
+    long now = clock.currentTimeMillis() - epochMillis;
+    long issued = 0L;
+    long ahead = 0L;
+    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+      // the count before the state: a gene leaving a millisecond in between is missed now, never counted twice
+      long finished = states.get(i + 1);
+      long state = states.get(i);
+      // a gene that never issued reads as millisecond 0, sequence 0: the "+ 1" of each such gene is taken off below
+      issued += finished + (state & sequenceMask) + 1;
+      ahead = Math.max(ahead, (state >>> sequenceBits) - now);
+    }
+    issued -= layout.geneCount();
+    long reported = reportedIssued.accumulateAndGet(issued, Math::max);
+    return new GeneSnowflakeStats(reported, Duration.ofMillis(ahead), clockWatch.stepBacks(),
+        Duration.ofMillis(clockWatch.largestStepBack()), clockWatch.waits());
   }
 
   /** Limits issued timestamps to at most {@code unixMillis}. */
@@ -305,6 +366,8 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   public static final class Builder {
     /** Default {@link #maxBorrowMillis(long)}. */
     public static final long DEFAULT_MAX_BORROW_MILLIS = 10;
+    /** Default {@link #capacityWarningHorizon(Duration)}: five years of 365.25 days. */
+    public static final Duration DEFAULT_CAPACITY_WARNING_HORIZON = Duration.ofHours(5 * 8766);
 
     GeneIdLayout layout = GeneIdLayout.defaults();
     long workerId = -1;
@@ -312,6 +375,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     long maxBorrowMillis = DEFAULT_MAX_BORROW_MILLIS;
     ClockBackwardsPolicy clockBackwardsPolicy = ClockBackwardsPolicy.DEFAULT;
     @org.jspecify.annotations.Nullable Instant highWaterMark;
+    @org.jspecify.annotations.Nullable Duration capacityWarningHorizon;
 
     private Builder() {}
 
@@ -354,6 +418,21 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
      */
     public Builder highWaterMark(Instant highWaterMark) {
       this.highWaterMark = Objects.requireNonNull(highWaterMark, "highWaterMark");
+      return this;
+    }
+
+    /**
+     * Warn (once per layout, through {@link System.Logger} {@code io.geneid.core.GeneSnowflakeGenerator}) when the
+     * layout's timestamp field runs out within this time of the generator's start. Default: the system property
+     * {@code geneid.capacity-warning-horizon} (an ISO-8601 duration such as {@code P10Y} or {@code P180D}) if set,
+     * else {@link #DEFAULT_CAPACITY_WARNING_HORIZON}. {@link Duration#ZERO} turns the warning off.
+     */
+    public Builder capacityWarningHorizon(Duration horizon) {
+      Objects.requireNonNull(horizon, "capacityWarningHorizon");
+      if (horizon.isNegative()) {
+        throw new IllegalArgumentException("capacityWarningHorizon must not be negative but was " + horizon);
+      }
+      this.capacityWarningHorizon = horizon;
       return this;
     }
 

@@ -1,0 +1,266 @@
+package io.geneid.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneIdParts;
+import java.time.Instant;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+class GeneIdCliTest {
+
+  private static final GeneIdLayout DEFAULTS = GeneIdLayout.defaults();
+
+  // ---------------------------------------------------------------- decode
+
+  @Test
+  void decodesIdsInUtcAndLocalTime() {
+    long id = DEFAULTS.encode(new GeneIdParts(Instant.parse("2026-11-21T09:30:15.123Z"), 37, 200, 42));
+    CliRun run = CliRun.of("decode", Long.toString(id), "1", "--zone", "Asia/Shanghai");
+    assertThat(run.status()).isZero();
+    assertThat(run.err()).isEmpty();
+    assertThat(run.out()).isEqualTo("""
+        layout                     T=41 W=8 S=8 G=6, epoch 2025-01-01T00:00:00Z
+
+        id                         %d
+        timestamp                  2026-11-21T09:30:15.123Z
+        local                      2026-11-21T17:30:15.123+08:00 Asia/Shanghai
+        worker                     37
+        sequence                   200
+        gene                       42
+
+        id                         1
+        timestamp                  2025-01-01T00:00:00.000Z
+        local                      2025-01-01T08:00:00.000+08:00 Asia/Shanghai
+        worker                     0
+        sequence                   0
+        gene                       1
+        """.formatted(id));
+  }
+
+  @Test
+  void decodesWithAnotherLayoutFromFlags() {
+    GeneIdLayout layout = GeneIdLayout.builder().epoch(Instant.parse("2020-01-01T00:00:00Z")).timestampBits(41)
+        .workerBits(10).sequenceBits(12).geneBits(0).build();
+    long id = layout.encode(new GeneIdParts(Instant.parse("2026-01-02T03:04:05.006Z"), 1023, 4095, 0));
+    CliRun run = CliRun.of("decode", "--epoch", "2020-01-01", "--worker-bits", "10", "--sequence-bits", "12",
+        "--gene-bits", "0", "--zone", "UTC", Long.toString(id));
+    assertThat(run.status()).isZero();
+    assertThat(run.out()).contains("layout                     T=41 W=10 S=12 G=0, epoch 2020-01-01T00:00:00Z\n")
+        .contains("timestamp                  2026-01-02T03:04:05.006Z\n")
+        .contains("worker                     1023\n")
+        .contains("sequence                   4095\n")
+        .contains("gene                       0\n");
+  }
+
+  @Test
+  void flagsATimestampInTheFuture() {
+    long id = DEFAULTS.encode(new GeneIdParts(Instant.parse("2027-01-01T00:00:00Z"), 1, 1, 1));
+    CliRun run = CliRun.of("decode", Long.toString(id), "--zone", "UTC");
+    assertThat(run.status()).isZero();
+    assertThat(run.out()).contains(
+        "note                       this timestamp is 40 days in the future: was the id made with another layout?");
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "abc                  | gene-id decode: id must be a whole number in [0, 9223372036854775807] but was 'abc'",
+      "12.5                 | gene-id decode: id must be a whole number in [0, 9223372036854775807] but was '12.5'",
+      "-5                   | gene-id decode: id must not be negative but was -5",
+      "9223372036854775808  | gene-id decode: id must be in [0, 9223372036854775807] but was 9223372036854775808",
+  })
+  void badIdsExitTwoWithOneLine(String id, String message) {
+    CliRun run = CliRun.of("decode", "1", id);
+    assertThat(run.status()).isEqualTo(2);
+    assertThat(run.out()).isEmpty();
+    assertThat(run.err()).isEqualTo(message + "\n");
+  }
+
+  @Test
+  void usageErrorsExitTwoWithOneLine() {
+    assertThat(CliRun.of("decode")).isEqualTo(new CliRun(2, "",
+        "gene-id decode: Missing required parameter: '<id>' (see gene-id decode --help)\n"));
+    assertThat(CliRun.of("decode", "1", "--gene-bits", "six")).isEqualTo(new CliRun(2, "",
+        "gene-id decode: Invalid value for option '--gene-bits': 'six' is not an int (see gene-id decode --help)\n"));
+    assertThat(CliRun.of("decode", "1", "--frobnicate")).isEqualTo(new CliRun(2, "",
+        "gene-id decode: Unknown option: '--frobnicate' (see gene-id decode --help)\n"));
+    assertThat(CliRun.of("explode")).isEqualTo(new CliRun(2, "",
+        "gene-id: Unmatched argument at index 0: 'explode' (see gene-id --help)\n"));
+    assertThat(CliRun.of()).isEqualTo(new CliRun(2, "",
+        "gene-id: a command is required: decode, gene, shard or layout (see gene-id --help)\n"));
+  }
+
+  @Test
+  void anInvalidLayoutExitsTwoNamingTheRule() {
+    assertThat(CliRun.of("decode", "1", "--gene-bits", "7")).isEqualTo(new CliRun(2, "",
+        "gene-id decode: invalid layout (from flags): timestampBits + workerBits + sequenceBits + geneBits must be 63"
+            + " but was 64 (41 + 8 + 8 + 7)\n"));
+    assertThat(CliRun.of("decode", "1", "--epoch", "yesterday")).isEqualTo(new CliRun(2, "",
+        "gene-id decode: --epoch must be an instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01"
+            + " (midnight UTC) or milliseconds since 1970 but was 'yesterday'\n"));
+    assertThat(CliRun.of("layout", "--gene-bits", "17", "--sequence-bits", "-3")).isEqualTo(new CliRun(2, "",
+        "gene-id layout: invalid layout (from flags): sequenceBits must be in [0, 28] but was -3\n"));
+  }
+
+  // ---------------------------------------------------------------- gene
+
+  @Test
+  void theGeneOfANumericKeyIsItsLowBits() {
+    assertThat(CliRun.of("gene", "12345")).isEqualTo(new CliRun(0, """
+        key                        12345
+        kind                       number
+        rule                       low 6 bits of the number (key & 63)
+        gene                       57
+        """, ""));
+  }
+
+  @Test
+  void theGeneOfAStringKeyIsItsCrc32c() {
+    long expected = DEFAULTS.geneOf("order-2024-0001");
+    assertThat(CliRun.of("gene", "order-2024-0001")).isEqualTo(new CliRun(0, """
+        key                        order-2024-0001
+        kind                       string
+        rule                       CRC-32C of the UTF-8 bytes, low 6 bits
+        gene                       %d
+        """.formatted(expected), ""));
+    assertThat(CliRun.of("gene", "--string", "12345").out())
+        .contains("kind                       string\n")
+        .contains("gene                       " + DEFAULTS.geneOf("12345") + "\n");
+  }
+
+  @Test
+  void aUuidKeyHashesItsCanonicalLowerCaseString() {
+    String upper = "0BA7C6F2-3F9A-4E2B-9C1D-2F3A4B5C6D7E";
+    CliRun run = CliRun.of("gene", "--gene-bits", "8", "--sequence-bits", "6", upper);
+    assertThat(run.status()).isZero();
+    GeneIdLayout g8 = DEFAULTS.toBuilder().geneBits(8).sequenceBits(6).build();
+    assertThat(run.out())
+        .contains("kind                       UUID\n")
+        .contains("rule                       CRC-32C of the UTF-8 bytes of \"" + upper.toLowerCase() + "\", low 8 bits")
+        .contains("gene                       " + g8.geneOfKey(java.util.UUID.fromString(upper)) + "\n");
+  }
+
+  @Test
+  void badKeysExitTwo() {
+    assertThat(CliRun.of("gene", "-5")).isEqualTo(new CliRun(2, "",
+        "gene-id gene: parent key must not be negative but was -5; pass --string to hash it as text\n"));
+    assertThat(CliRun.of("gene", "99999999999999999999")).isEqualTo(new CliRun(2, "",
+        "gene-id gene: parent key must be in [0, 9223372036854775807] but was 99999999999999999999; pass --string"
+            + " to hash it as text\n"));
+    assertThat(CliRun.of("gene").status()).isEqualTo(2);
+  }
+
+  @Test
+  void withoutGeneBitsEveryKeyHasGeneZero() {
+    CliRun run = CliRun.of("gene", "--gene-bits", "0", "--sequence-bits", "14", "abc");
+    assertThat(run.out()).contains("rule                       none: the layout has no gene bits (G=0), every key"
+        + " has gene 0\ngene                       0\n");
+  }
+
+  // ---------------------------------------------------------------- shard
+
+  @Test
+  void theTargetIsTheGeneModuloTheShardingCount() {
+    long id = DEFAULTS.encode(new GeneIdParts(Instant.parse("2026-11-21T09:30:15.123Z"), 37, 200, 42));
+    assertThat(CliRun.of("shard", Long.toString(id), "--sharding-count", "4")).isEqualTo(new CliRun(0, """
+        id                         %d
+        gene                       42
+        sharding-count             4
+        target index               2 (gene 42 %% 4)
+        """.formatted(id), ""));
+  }
+
+  @Test
+  void anUnevenShardingCountIsPointedOut() {
+    CliRun run = CliRun.of("shard", "63", "64", "--sharding-count", "5");
+    assertThat(run.status()).isZero();
+    assertThat(run.out()).isEqualTo("""
+        id                         63
+        gene                       63
+        sharding-count             5
+        target index               3 (gene 63 % 5)
+
+        id                         64
+        gene                       0
+        sharding-count             5
+        target index               0 (gene 0 % 5)
+
+        note                       64 genes do not split evenly over 5 targets: targets 0 to 3 get 13 genes, target\
+         4 gets 12; a sharding-count that divides 64 balances them
+        """);
+  }
+
+  @ParameterizedTest
+  @CsvSource(delimiter = '|', value = {
+      "0   | gene-id shard: sharding-count must be in [1, 64] but was 0: with G=6 there are 64 genes, and a target no"
+          + " gene maps to is never used",
+      "65  | gene-id shard: sharding-count must be in [1, 64] but was 65: with G=6 there are 64 genes, and a target"
+          + " no gene maps to is never used",
+      "-1  | gene-id shard: sharding-count must not be negative but was -1",
+      "two | gene-id shard: sharding-count must be a whole number in [0, 9223372036854775807] but was 'two'",
+  })
+  void aShardingCountOutOfRangeExitsTwo(String count, String message) {
+    assertThat(CliRun.of("shard", "1", "--sharding-count", count)).isEqualTo(new CliRun(2, "", message + "\n"));
+  }
+
+  @Test
+  void shardNeedsAShardingCount() {
+    assertThat(CliRun.of("shard", "1")).isEqualTo(new CliRun(2, "",
+        "gene-id shard: Missing required option: '--sharding-count=<N>' (see gene-id shard --help)\n"));
+  }
+
+  // ---------------------------------------------------------------- layout
+
+  @Test
+  void reportsTheCapacityOfTheDefaultLayout() {
+    assertThat(CliRun.of("layout")).isEqualTo(new CliRun(0, """
+        layout                     T=41 W=8 S=8 G=6, epoch 2025-01-01T00:00:00Z
+        timestamp runs out         2094-09-07T15:47:35.552Z (69.7 years after the epoch, 67.8 years from now)
+        workers                    256 (worker ids 0 to 255)
+        genes                      64 (sharding counts that divide 64 balance evenly)
+        ids per second per gene    256,000 (256 per ms)
+        ids per second per worker  16,384,000 (16,384 per ms)
+        JavaScript-safe until      2025-01-25T20:31:23.648Z (passed: ids are above 2^53 - 1, send them to\
+         JavaScript as strings)
+        """, ""));
+  }
+
+  @Test
+  void warnsAboutALayoutThatRunsOutSoonAndShowsFutureJavaScriptSafety() {
+    CliRun run = CliRun.of("layout", "--epoch", "2026-11-01", "--timestamp-bits", "38", "--worker-bits", "4",
+        "--sequence-bits", "6", "--gene-bits", "15");
+    assertThat(run.status()).isZero();
+    assertThat(run.out()).isEqualTo("""
+        layout                     T=38 W=4 S=6 G=15, epoch 2026-11-01T00:00:00Z
+        timestamp runs out         2035-07-18T10:58:26.944Z (8.7 years after the epoch, 8.7 years from now)
+        workers                    16 (worker ids 0 to 15)
+        genes                      32,768 (sharding counts that divide 32,768 balance evenly)
+        ids per second per gene    64,000 (64 per ms)
+        ids per second per worker  2,097,152,000 (2,097,152 per ms)
+        JavaScript-safe until      2026-11-04T02:33:55.456Z (passed: ids are above 2^53 - 1, send them to\
+         JavaScript as strings)
+        """);
+    CliRun soon = CliRun.of("layout", "--epoch", "2026-01-01", "--timestamp-bits", "36", "--worker-bits", "13",
+        "--sequence-bits", "4", "--gene-bits", "10");
+    assertThat(soon.out()).contains("""
+        timestamp runs out         2028-03-06T08:44:36.736Z (2.2 years after the epoch, 1.3 years from now)
+        """).contains("""
+        warning                    the timestamp field of GeneIdLayout[epoch=2026-01-01T00:00:00Z, T=36, W=13, S=4,\
+         G=10] runs out at 2028-03-06T08:44:36.736Z, in 470 days (capacity warning horizon 1826 days): no id can\
+         be issued after that; plan the move to a layout with more timestampBits or a later epoch before then
+        """);
+    CliRun jsFriendly = CliRun.of("layout", "--timestamp-bits", "49", "--worker-bits", "5", "--sequence-bits", "5",
+        "--gene-bits", "4");
+    assertThat(jsFriendly.out()).contains("JavaScript-safe until      2042-06-03T21:56:53.888Z (15.5 years from now;"
+        + " after that ids exceed 2^53 - 1)\n");
+  }
+
+  @Test
+  void helpAndVersionExitZero() {
+    assertThat(CliRun.of("--help").out()).startsWith("Usage: gene-id [-hV] [--zone=<zone>] COMMAND");
+    assertThat(CliRun.of("decode", "--help").out()).contains("--config=<file>").contains("--gene-bits=<G>");
+    assertThat(CliRun.of("--version")).isEqualTo(new CliRun(0, "gene-id (development build)\n", ""));
+  }
+}
