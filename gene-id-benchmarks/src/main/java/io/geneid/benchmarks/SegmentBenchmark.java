@@ -35,10 +35,11 @@ import org.openjdk.jmh.annotations.Warmup;
  * <p>Both stores are the same thing: one {@link AtomicLong} advanced by the step asked for ({@link
  * AtomicSegmentStore} for gene-id, CosId's own {@link IdSegmentDistributor.Atomic} for CosId), one instance per
  * trial, values from 1. Every generator starts from the same {@link #step} and keeps its own policy for growing
- * it ({@code SegmentChainId} cannot be pinned to one step, so pinning only gene-id's would not be fair): gene-id adapts its step ({@code minStep = step}, the builder's default
- * {@code maxStep} of 1,000,000: at step 1,000 these are exactly the builder's defaults); {@code SegmentChainId}
- * fetches {@code 2 x step} values when a caller runs dry and merges ever more segments into one fetch while it is
- * "hungry"; {@code DefaultSegmentId} always fetches exactly {@code step}.
+ * it ({@code SegmentChainId} cannot be pinned to one step, so pinning only gene-id's would not be fair):
+ * gene-id adapts its step ({@code minStep = step}, the builder's default {@code maxStep} of 1,000,000: at step
+ * 1,000 these are exactly the builder's defaults); {@code SegmentChainId} fetches {@code 2 x step} values when a
+ * caller runs dry and merges ever more segments into one fetch while it is "hungry"; {@code DefaultSegmentId}
+ * always fetches exactly {@code step}.
  *
  * <p>Segment ids have no bit ceiling: they do not read the clock, and a real store hands out one segment per round
  * trip, so in production the store sets the rate when the step is small. Each generator is shared by all
