@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
 # Runs the whole gene-id benchmark suite and regenerates gene-id-benchmarks/BENCHMARKS.md.
 #
-#   gene-id-benchmarks/run.sh            # full suite: ~7 minutes on 2 cores; run it on a quiet machine
-#   SMOKE=1 gene-id-benchmarks/run.sh    # one short iteration each (~2 minutes): proves the suite runs, measures
+#   gene-id-benchmarks/run.sh            # full suite: ~9.5 minutes on 2 cores; run it on a quiet machine
+#   SMOKE=1 gene-id-benchmarks/run.sh    # one short iteration each (~2.5 minutes): proves the suite runs, measures
 #                                        # nothing; writes to gene-id-benchmarks/target/, labelled SMOKE RUN
 #
 # Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
-# run JMH on the generator benchmarks at 1 and at 2 threads, then on the ShardingSphere end-to-end benchmarks at
-# 1 thread, each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures).
+# run JMH on the generator benchmarks (snowflake and segment) at 1 and at 2 threads, then on the ShardingSphere
+# end-to-end benchmarks at 1 thread, each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md
+# from those files (no hand-copied figures).
 #
 # Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 3 -w 1s -i 5 -r 1s"), GENERATORS and E2E
 # (JMH include regexes), RESULTS (results directory), REPORT (markdown file).
@@ -21,15 +22,16 @@ if [ "${SMOKE:-0}" = 1 ]; then
   REPORT=${REPORT:-$MODULE/target/BENCHMARKS-smoke.md}
   REPORT_FLAGS=--smoke
 else
-  # 3 x 1 s warm-up + 5 x 1 s measured per benchmark: 5 iterations give JMH's 99.9% error bars. 30 generator runs
-  # (gene-id 4 calls x 2 layouts, published design 2, peers 5; each at 1 and 2 threads) + 2 end-to-end runs,
-  # ~10 s each with fork start-up and ShardingSphere set-up: ~6 minutes of JMH after a ~1 minute build.
+  # 3 x 1 s warm-up + 5 x 1 s measured per benchmark: 5 iterations give JMH's 99.9% error bars. 46 generator runs
+  # (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 4 x 2 steps; each at 1 and 2
+  # threads) + 2 end-to-end runs, ~10 s each with fork start-up and ShardingSphere set-up: ~8.5 minutes of JMH
+  # after a ~1 minute build.
   JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 3 -w 1s -i 5 -r 1s"}
   RESULTS=${RESULTS:-$MODULE/results}
   REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
   REPORT_FLAGS=
 fi
-GENERATORS=${GENERATORS:-'^io\.geneid\.benchmarks\.(GeneSnowflake|PublishedGene|Peer)Benchmark\.'}
+GENERATORS=${GENERATORS:-'^io\.geneid\.benchmarks\.(GeneSnowflake|PublishedGene|Peer|Segment)Benchmark\.'}
 E2E=${E2E:-'^io\.geneid\.benchmarks\.e2e\.'}
 
 echo "[bench] building $MODULE"

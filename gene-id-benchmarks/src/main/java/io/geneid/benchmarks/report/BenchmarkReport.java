@@ -140,8 +140,9 @@ public final class BenchmarkReport {
     }).distinct().collect(Collectors.joining("; "));
   }
 
+  private record Key(String benchmark, Map<String, String> params) {}
+
   private static void renderGenerators(StringBuilder md, List<Result> results) {
-    record Key(String benchmark, Map<String, String> params) {}
     Map<Key, Map<Integer, Result>> byKey = new LinkedHashMap<>();
     Map<Key, Ceiling> ceilings = new LinkedHashMap<>();
     for (Result r : results) {
@@ -158,6 +159,23 @@ public final class BenchmarkReport {
     }
     List<Integer> threadCounts = byKey.values().stream().flatMap(m -> m.keySet().stream()).distinct().sorted()
         .collect(Collectors.toList());
+    List<Key> keys = new ArrayList<>(byKey.keySet());
+    keys.sort(Comparator.comparingInt((Key k) -> group(k.benchmark()))
+        .thenComparingInt(k -> layoutRank(k.params().getOrDefault("layout", "")))
+        .thenComparingLong(k -> Long.parseLong(k.params().getOrDefault("step", "0")))
+        .thenComparingInt(k -> methodRank(k.benchmark())));
+    List<Key> bitBound = keys.stream().filter(k -> ceilings.get(k).hasBitCeiling()).collect(Collectors.toList());
+    List<Key> storeBound = keys.stream().filter(k -> !ceilings.get(k).hasBitCeiling()).collect(Collectors.toList());
+    if (!bitBound.isEmpty()) {
+      renderSnowflakes(md, bitBound, byKey, ceilings, threadCounts);
+    }
+    if (!storeBound.isEmpty()) {
+      renderSegments(md, storeBound, byKey, ceilings, threadCounts);
+    }
+  }
+
+  private static void renderSnowflakes(StringBuilder md, List<Key> keys, Map<Key, Map<Integer, Result>> byKey,
+      Map<Key, Ceiling> ceilings, List<Integer> threadCounts) {
     md.append("## Generators\n\n")
         .append("Throughput in ids per millisecond (ops/ms, ± the 99.9% confidence half-width JMH reports), all "
             + "threads sharing one generator (one worker id). The *ceiling* is what the generator's bits allow one "
@@ -166,15 +184,11 @@ public final class BenchmarkReport {
             + "contention) does; above " + BORROWING + " the generator is issuing ids ahead of the clock.\n\n");
     md.append("| generator | call | layout | ceiling (ids/ms) | basis | borrows ahead |");
     for (int t : threadCounts) {
-      md.append(' ').append(t).append(t == 1 ? " thread" : " threads").append(" (ops/ms) | ratio |");
+      md.append(' ').append(threadsHeader(t)).append(" | ratio |");
     }
     md.append("\n|---|---|---|--:|---|---|");
     md.append("--:|---|".repeat(threadCounts.size()));
     md.append('\n');
-    List<Key> keys = new ArrayList<>(byKey.keySet());
-    keys.sort(Comparator.comparingInt((Key k) -> group(k.benchmark()))
-        .thenComparingInt(k -> layoutRank(k.params().getOrDefault("layout", "")))
-        .thenComparingInt(k -> methodRank(k.benchmark())));
     for (Key k : keys) {
       Ceiling c = ceilings.get(k);
       md.append("| ").append(c.generator()).append(" | `").append(c.call()).append("` | ").append(c.layout())
@@ -196,6 +210,42 @@ public final class BenchmarkReport {
     md.append('\n');
   }
 
+  /** Segment ids read no clock: no ceiling column, no ratio, the step beside each row. */
+  private static void renderSegments(StringBuilder md, List<Key> keys, Map<Key, Map<Integer, Result>> byKey,
+      Map<Key, Ceiling> ceilings, List<Integer> threadCounts) {
+    md.append("## Segment generators\n\n")
+        .append("Throughput in ids per millisecond (ops/ms, ± the 99.9% confidence half-width JMH reports), all "
+            + "threads sharing one generator, over the same in-memory store for all (an `AtomicLong` advanced by the "
+            + "step asked for): the figure is the generator's code cost. Every generator starts from the same "
+            + "*first step* and grows it by its own policy, given in the last column. Segment ids have no bit "
+            + "ceiling (layout `V` = value bits, `G` = gene bits); with a real store the rate is bound by the "
+            + "store, one round trip per segment, so there is no ratio to show.\n\n");
+    md.append("| generator | call | layout | first step | ceiling |");
+    for (int t : threadCounts) {
+      md.append(' ').append(threadsHeader(t)).append(" |");
+    }
+    md.append("\n|---|---|---|--:|---|");
+    md.append("--:|".repeat(threadCounts.size()));
+    md.append('\n');
+    for (Key k : keys) {
+      Ceiling c = ceilings.get(k);
+      String step = k.params().get("step");
+      md.append("| ").append(c.generator()).append(" | `").append(c.call()).append("` | ").append(c.layout())
+          .append(" | ").append(step == null ? "?" : String.format(Locale.ROOT, "%,d", Long.parseLong(step)))
+          .append(" | ").append(c.basis()).append(" |");
+      for (int t : threadCounts) {
+        Result r = byKey.get(k).get(t);
+        md.append(' ').append(r == null ? "–" : scoreWithError(r.primary())).append(" |");
+      }
+      md.append('\n');
+    }
+    md.append('\n');
+  }
+
+  private static String threadsHeader(int threads) {
+    return threads + (threads == 1 ? " thread" : " threads") + " (ops/ms)";
+  }
+
   /** What sets a generator's rate, given its measured share of its ceiling. */
   static String limitedBy(double ratio) {
     if (ratio > BORROWING) {
@@ -204,13 +254,20 @@ public final class BenchmarkReport {
     return ratio >= BITS_LIMITED ? "bits" : "CPU";
   }
 
-  /** Rows in reading order: gene-id, then the published design, then the peers; each in {@link #METHODS} order. */
+  /**
+   * Rows in reading order: gene-id, then the published design, then the peers, then the segment generators (by
+   * step); each in {@link #METHODS} order.
+   */
   private static final List<String> METHODS = List.of("hotGene", "allGenes", "spread", "forParent",
-      "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter");
+      "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter",
+      "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
 
   private static int group(String benchmark) {
     if (benchmark.contains(".GeneSnowflakeBenchmark.")) {
       return 0;
+    }
+    if (benchmark.contains(".SegmentBenchmark.")) {
+      return 3;
     }
     return benchmark.contains(".PublishedGeneBenchmark.") ? 1 : 2;
   }

@@ -7,9 +7,12 @@ import io.geneid.benchmarks.Layouts;
 import io.geneid.benchmarks.PeerBenchmark;
 import io.geneid.benchmarks.PublishedGeneBenchmark;
 import io.geneid.benchmarks.PublishedGeneGenerator;
+import io.geneid.benchmarks.SegmentBenchmark;
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneSegmentGenerator;
 import io.geneid.core.GeneSnowflakeGenerator;
 import java.lang.reflect.Field;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import me.ahoo.cosid.snowflake.MillisecondSnowflakeId;
@@ -20,13 +23,15 @@ import org.jspecify.annotations.Nullable;
  * The ceiling of each generator benchmark, computed from the generator's own bit layout: gene-id's from
  * {@link GeneIdLayout}, the published design's from {@link PublishedGeneGenerator}'s constants, and each peer's
  * from the constants in its own classes (read by reflection where they are private), so a peer that changes its
- * bits changes its ceiling here.
+ * bits changes its ceiling here. Segment ids ({@link SegmentBenchmark}) have no bit ceiling: their rows say so
+ * ({@link Ceiling#storeBound}) and get no ratio.
  */
 public final class Ceilings {
 
   private static final String GENE = GeneSnowflakeBenchmark.class.getName() + ".";
   private static final String PUBLISHED = PublishedGeneBenchmark.class.getName() + ".";
   private static final String PEER = PeerBenchmark.class.getName() + ".";
+  private static final String SEGMENT = SegmentBenchmark.class.getName() + ".";
 
   private Ceilings() {}
 
@@ -41,7 +46,35 @@ public final class Ceilings {
     if (benchmark.startsWith(PEER)) {
       return Optional.of(peer(benchmark.substring(PEER.length())));
     }
+    if (benchmark.startsWith(SEGMENT)) {
+      return Optional.of(segment(benchmark.substring(SEGMENT.length()), params));
+    }
     return Optional.empty();
+  }
+
+  private static Ceiling segment(String method, Map<String, String> params) {
+    String step = params.containsKey("step")
+        ? String.format(Locale.ROOT, "%,d", Long.parseLong(params.get("step"))) : "step";
+    String perFetch = "no bit ceiling; store-bound: one store round trip per segment";
+    int g = SegmentBenchmark.GENE_BITS;
+    String ours = "V" + (63 - g) + " G" + g;
+    String oursBasis = perFetch + " (step adapts from " + step + " up to "
+        + String.format(Locale.ROOT, "%,d", Math.max(Long.parseLong(params.getOrDefault("step", "1")),
+            GeneSegmentGenerator.Builder.DEFAULT_MAX_STEP)) + ")";
+    switch (method) {
+      case "geneSegmentSpread":
+        return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextId(), spread", ours, oursBasis);
+      case "geneSegmentForParent":
+        return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextIdFor(long parentKey)", ours, oursBasis);
+      case "cosIdSegmentChain":
+        return Ceiling.storeBound("CosId 2.x SegmentChainId", "generate()", "V63",
+            perFetch + " (" + step + " x segments merged while hungry)");
+      case "cosIdDefaultSegment":
+        return Ceiling.storeBound("CosId 2.x DefaultSegmentId", "generate()", "V63",
+            perFetch + " (exactly " + step + ")");
+      default:
+        throw new IllegalArgumentException("unknown segment benchmark method " + method);
+    }
   }
 
   private static Ceiling geneId(String method, String layoutName) {

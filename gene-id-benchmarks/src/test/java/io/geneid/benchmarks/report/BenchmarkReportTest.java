@@ -93,6 +93,43 @@ class BenchmarkReportTest {
   }
 
   @Test
+  void segmentRowsGetTheirOwnTableWithTheStepAndNoRatio() throws Exception {
+    Files.writeString(dir.resolve("generators-1-thread.json"), "[" + String.join(",",
+        result("io.geneid.benchmarks.SegmentBenchmark.cosIdSegmentChain", "thrpt", 1, "\"step\":\"100000\"",
+            "90000", "100", "ops/ms", ""),
+        result("io.geneid.benchmarks.SegmentBenchmark.geneSegmentSpread", "thrpt", 1, "\"step\":\"100000\"",
+            "80000", "200", "ops/ms", ""),
+        result("io.geneid.benchmarks.SegmentBenchmark.geneSegmentSpread", "thrpt", 1, "\"step\":\"1000\"",
+            "30000", "\"NaN\"", "ops/ms", ""),
+        result("io.geneid.benchmarks.PeerBenchmark.hutoolSnowflake", "thrpt", 1, "", "2048", "10", "ops/ms", ""))
+        + "]");
+    Files.writeString(dir.resolve("generators-2-threads.json"), "["
+        + result("io.geneid.benchmarks.SegmentBenchmark.geneSegmentSpread", "thrpt", 2, "\"step\":\"1000\"",
+            "20000", "500", "ops/ms", "")
+        + "]");
+    String md = BenchmarkReport.render(BenchmarkReport.readResults(dir), new java.util.Properties(), dir, false);
+
+    String basis = "no bit ceiling; store-bound: one store round trip per segment";
+    assertThat(md).contains("## Generators\n").contains("## Segment generators\n")
+        .contains("| generator | call | layout | first step | ceiling | 1 thread (ops/ms) | 2 threads (ops/ms) |\n"
+            + "|---|---|---|--:|---|--:|--:|\n")
+        .contains("| gene-id GeneSegmentGenerator | `nextId(), spread` | V57 G6 | 1,000 | "
+            + basis + " (step adapts from 1,000 up to 1,000,000) | 30,000 | 20,000 ± 500 |\n")
+        .contains("| gene-id GeneSegmentGenerator | `nextId(), spread` | V57 G6 | 100,000 | "
+            + basis + " (step adapts from 100,000 up to 1,000,000) | 80,000 ± 200 | – |\n")
+        .contains("| CosId 2.x SegmentChainId | `generate()` | V63 | 100,000 | "
+            + basis + " (100,000 x segments merged while hungry) | 90,000 ± 100 | – |\n")
+        .doesNotContain("NaN");
+    String segments = md.substring(md.indexOf("## Segment generators"));
+    assertThat(segments).doesNotContain("| ratio |").doesNotContain("Hutool");
+    assertThat(md.indexOf("Hutool")).isLessThan(md.indexOf("## Segment generators"));
+    // by step, then gene-id before CosId
+    int ours100k = segments.indexOf("GeneSegmentGenerator | `nextId(), spread` | V57 G6 | 100,000");
+    assertThat(segments.indexOf("| 1,000 |")).isLessThan(ours100k);
+    assertThat(ours100k).isLessThan(segments.indexOf("CosId 2.x SegmentChainId"));
+  }
+
+  @Test
   void aSmokeRunIsLabelled() throws Exception {
     Files.writeString(dir.resolve("smoke.json"), "["
         + result("io.geneid.benchmarks.PeerBenchmark.yitter", "thrpt", 1, "", "59", "\"NaN\"", "ops/ms", "") + "]");

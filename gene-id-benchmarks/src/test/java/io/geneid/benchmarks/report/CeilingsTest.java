@@ -1,6 +1,7 @@
 package io.geneid.benchmarks.report;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -50,6 +51,36 @@ class CeilingsTest {
     assertThat(yitter.opsPerMs()).isEqualTo(59);
     assertThat(yitter.layout()).isEqualTo("T51 W6 S6");
     assertThat(yitter.borrows()).isEqualTo("up to 2000 ms (\"drift\")");
+  }
+
+  @Test
+  void segmentIdsHaveNoBitCeilingAndSayWhatBoundsThem() {
+    String basis = "no bit ceiling; store-bound: one store round trip per segment (step adapts from 1,000 up to "
+        + "1,000,000)";
+    Ceiling spread = of("SegmentBenchmark.geneSegmentSpread", Map.of("step", "1000"));
+    assertThat(spread.hasBitCeiling()).isFalse();
+    assertThat(spread.opsPerMs()).isNaN();
+    assertThat(spread).isEqualTo(new Ceiling("gene-id GeneSegmentGenerator", "nextId(), spread", "V57 G6",
+        Double.NaN, basis, "n/a (no clock)"));
+    assertThat(of("SegmentBenchmark.geneSegmentForParent", Map.of("step", "1000")).call())
+        .isEqualTo("nextIdFor(long parentKey)");
+    Ceiling chain = of("SegmentBenchmark.cosIdSegmentChain", Map.of("step", "100000"));
+    assertThat(chain.generator()).isEqualTo("CosId 2.x SegmentChainId");
+    assertThat(chain.layout()).isEqualTo("V63");
+    assertThat(chain.basis())
+        .isEqualTo("no bit ceiling; store-bound: one store round trip per segment (100,000 x segments merged while "
+            + "hungry)");
+    assertThat(chain.hasBitCeiling()).isFalse();
+    Ceiling plain = of("SegmentBenchmark.cosIdDefaultSegment", Map.of("step", "1000"));
+    assertThat(plain.generator()).isEqualTo("CosId 2.x DefaultSegmentId");
+    assertThat(plain.basis()).endsWith("per segment (exactly 1,000)");
+    assertThat(of("GeneSnowflakeBenchmark.spread", Map.of("layout", "default")).hasBitCeiling()).isTrue();
+  }
+
+  @Test
+  void anUnknownSegmentMethodIsAnError() {
+    assertThatThrownBy(() -> Ceilings.of("io.geneid.benchmarks.SegmentBenchmark.nope", Map.of("step", "1")))
+        .isInstanceOf(IllegalArgumentException.class).hasMessage("unknown segment benchmark method nope");
   }
 
   @Test
