@@ -101,7 +101,7 @@ fun runExample(workerId: Long = 42, orders: Int = 4, out: (String) -> Unit = ::p
 private fun sessionFactory(dataSource: JdbcDataSource, ids: IdentifierGenerator): SqlSessionFactory {
     val configuration = MybatisConfiguration()
     configuration.environment = Environment("kotlin-example", JdbcTransactionFactory(), dataSource)
-    GlobalConfigUtils.setGlobalConfig(configuration, GlobalConfigUtils.defaults().setIdentifierGenerator(ids))
+    GlobalConfigUtils.setGlobalConfig(configuration, GlobalConfigUtils.defaults().setBanner(false).setIdentifierGenerator(ids))
     configuration.addMapper(OrderMapper::class.java)
     configuration.addMapper(OrderItemMapper::class.java)
     return MybatisSqlSessionFactoryBuilder().build(configuration)

@@ -32,7 +32,7 @@ class NullnessTest {
     }
 
     @Test
-    fun `the MyBatis-Plus generator returns Long, not Long! or Long?`() {
+    fun `the MyBatis-Plus generator returns Long, neither a platform nor a nullable Long`() {
         val ids = GeneIdentifierGenerator(generator)
         val id: Long = ids.nextId(OrderItem(orderId = 4242L))
         assertEquals("kotlin.Long", staticType(ids.nextId(OrderItem(orderId = 1L))).toString())

@@ -86,7 +86,7 @@ class MybatisPlusH2Test {
     MybatisSqlSessionFactoryBean sqlSessionFactory(DataSource dataSource, IdentifierGenerator ids) {
       MybatisSqlSessionFactoryBean factory = new MybatisSqlSessionFactoryBean();
       factory.setDataSource(dataSource);
-      GlobalConfig config = GlobalConfigUtils.defaults();
+      GlobalConfig config = GlobalConfigUtils.defaults().setBanner(false);
       config.setIdentifierGenerator(ids);
       factory.setGlobalConfig(config);
       factory.setTypeHandlers(new UuidTypeHandler());
