@@ -1,0 +1,42 @@
+package io.geneid.spring.boot;
+
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneSnowflakeGenerator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.context.properties.EnableConfigurationProperties;
+import org.springframework.context.annotation.Bean;
+
+/**
+ * Creates the {@link GeneSnowflakeGenerator} of the {@code gene-id.*} properties (also the application's
+ * {@link GeneIdGenerator}). It is the JVM-shared instance of {@link GeneSnowflakeGenerator.Builder#build()}, so
+ * ShardingSphere's {@code GENE_SNOWFLAKE} key generator with the same layout and worker id uses the very same
+ * generator.
+ *
+ * <p>Backs off when the application defines its own {@link GeneIdGenerator} bean, and when
+ * {@code gene-id.worker-assigner} is not {@code static} (a worker-assigner module then provides the generator).
+ */
+@AutoConfiguration
+@EnableConfigurationProperties(GeneIdProperties.class)
+public class GeneIdAutoConfiguration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GeneIdAutoConfiguration.class);
+
+  /**
+   * The JVM-shared generator for {@code gene-id.worker-id} and the configured layout.
+   *
+   * @throws InvalidGeneIdPropertyException naming a {@code gene-id.*} property that is missing or out of range
+   */
+  @Bean
+  @ConditionalOnMissingBean(GeneIdGenerator.class)
+  @ConditionalOnProperty(prefix = GeneIdProperties.PREFIX, name = "worker-assigner", havingValue = "static",
+      matchIfMissing = true)
+  public GeneSnowflakeGenerator geneSnowflakeGenerator(GeneIdProperties properties) {
+    GeneSnowflakeGenerator generator = properties.sharedGenerator();
+    LOG.info("gene-id: {}", generator);
+    return generator;
+  }
+}

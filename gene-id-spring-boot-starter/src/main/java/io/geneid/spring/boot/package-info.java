@@ -1,0 +1,12 @@
+/**
+ * Spring Boot 3 auto-configuration of gene-id: {@code gene-id.*} properties ({@link
+ * io.geneid.spring.boot.GeneIdProperties}), the JVM-shared generator ({@link
+ * io.geneid.spring.boot.GeneIdAutoConfiguration}) and, with MyBatis-Plus, its {@code IdentifierGenerator}
+ * ({@link io.geneid.spring.boot.GeneIdMybatisPlusAutoConfiguration}).
+ *
+ * <p>Every type here is non-null unless marked {@code @Nullable}.
+ */
+@NullMarked
+package io.geneid.spring.boot;
+
+import org.jspecify.annotations.NullMarked;
