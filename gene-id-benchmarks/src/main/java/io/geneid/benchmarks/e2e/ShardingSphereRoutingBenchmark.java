@@ -27,8 +27,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <ul>
  *   <li>{@code snowflake}: built-in {@code SNOWFLAKE} key generator, items sharded by {@code MOD} of their own id:
  *       a query by parent id goes to every shard;
- *   <li>{@code gene} (to be added with the {@code gene-id-shardingsphere} module): {@code GENE_SNOWFLAKE} and
- *       {@code GENE_MOD}; a query by parent id goes to one shard.
+ *   <li>{@code gene}: {@code GENE_SNOWFLAKE} and {@code GENE_MOD}, items on a complex (item id, order id)
+ *       strategy: a query by parent id goes to one shard.
  * </ul>
  *
  * <p>Adding a rule set takes no code: put its algorithms on this module's class path, add
@@ -46,7 +46,7 @@ public class ShardingSphereRoutingBenchmark {
   static final int ORDERS = 256;
   static final int ITEMS_PER_ORDER = 4;
 
-  @Param({"snowflake"})
+  @Param({"snowflake", "gene"})
   public String rules = "snowflake";
 
   RoutingFixture fixture;
