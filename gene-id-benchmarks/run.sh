@@ -10,7 +10,7 @@
 # end-to-end benchmarks at 1 thread, each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md
 # from those files (no hand-copied figures).
 #
-# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 3 -w 1s -i 5 -r 1s"), GENERATORS and E2E
+# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), GENERATORS and E2E
 # (JMH include regexes), RESULTS (results directory), REPORT (markdown file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,11 +22,11 @@ if [ "${SMOKE:-0}" = 1 ]; then
   REPORT=${REPORT:-$MODULE/target/BENCHMARKS-smoke.md}
   REPORT_FLAGS=--smoke
 else
-  # 3 x 1 s warm-up + 5 x 1 s measured per benchmark: 5 iterations give JMH's 99.9% error bars. 46 generator runs
+  # 2 x 1 s warm-up + 5 x 1 s measured per benchmark: 5 iterations give JMH's 99.9% error bars. 46 generator runs
   # (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 4 x 2 steps; each at 1 and 2
-  # threads) + 2 end-to-end runs, ~10 s each with fork start-up and ShardingSphere set-up: ~8.5 minutes of JMH
+  # threads) + 4 end-to-end runs (snowflake and gene rules), ~9 s each with fork start-up and ShardingSphere set-up: ~8 minutes of JMH
   # after a ~1 minute build.
-  JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 3 -w 1s -i 5 -r 1s"}
+  JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 2 -w 1s -i 5 -r 1s"}
   RESULTS=${RESULTS:-$MODULE/results}
   REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
   REPORT_FLAGS=
