@@ -27,12 +27,16 @@ final class Rules {
     return yaml(type, propsLines, "sharding-count: 2", "sharding-count: 2\n        gene-divisor: 2");
   }
 
-  /** {@code key: value} lines as Properties of strings. */
+  /** {@code key: value} lines as Properties of strings (a double-quoted YAML value without its quotes). */
   static Properties properties(String propsLines) {
     Properties props = new Properties();
     for (String line : propsLines.split("\n")) {
       int colon = line.indexOf(':');
-      props.setProperty(line.substring(0, colon).trim(), line.substring(colon + 1).trim());
+      String value = line.substring(colon + 1).trim();
+      if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+        value = value.substring(1, value.length() - 1);
+      }
+      props.setProperty(line.substring(0, colon).trim(), value);
     }
     return props;
   }

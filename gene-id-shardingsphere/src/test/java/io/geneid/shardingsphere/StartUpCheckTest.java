@@ -71,6 +71,22 @@ class StartUpCheckTest {
   }
 
   @Test
+  void aBadSegmentPropertyFailsStartUpNamingIt() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.withKeyGenerator("GENE_SEGMENT",
+        "segment-store: redis\nredis-uri: redis://127.0.0.1:6379\nmin-step: 0")));
+    assertThat(t).hasMessage("GENE_SEGMENT property 'min-step' must be in [1, 1000000000] but was 0");
+  }
+
+  @Test
+  void segmentGeneBitsThatDifferFromTheAlgorithmsAreReported() throws Exception {
+    DataSource ds = databases.shardingSphere(Rules.withKeyGenerator("GENE_SEGMENT",
+        "segment-store: redis\nredis-uri: redis://127.0.0.1:1\ngene-bits: 4"));
+    assertThat(GeneShardingCheck.problems(ds)).contains("t_order: key generator 'ids' issues ids with gene-bits=4"
+        + " but GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits on"
+        + " both");
+  }
+
+  @Test
   void anUnknownShardingPropertyFailsStartUp() {
     Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1",
         "sharding-count: 2\n        divisor: 2", DIVISOR_2)));
