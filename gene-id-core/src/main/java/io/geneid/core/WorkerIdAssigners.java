@@ -152,15 +152,52 @@ public final class WorkerIdAssigners {
     return provider;
   }
 
-  private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, Map<String, String> props) {
+  /**
+   * Checks properties as {@link #sharedGenerator(Map)} reads them, without creating an assigner, reaching a store or
+   * acquiring a lease: the {@code worker-assigner} type is on the class path, every key is known, the layout, the
+   * generator settings and the lease settings are valid, and the provider accepts its own keys
+   * ({@link WorkerIdAssignerProvider#check(Map)}). For start-up checks of objects that acquire their lease later.
+   *
+   * @return the layout the generator will use
+   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
+   */
+  public static GeneIdLayout check(Map<String, String> props) {
+    WorkerIdAssignerProvider provider = checkedProvider(props);
+    GeneIdLayout layout = layout(props);
+    longValue(props, MAX_BORROW_MILLIS, GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS, 0, 60_000);
+    ClockBackwardsPolicy.waitUpTo(duration(props, CLOCK_BACKWARDS_MAX_WAIT, ClockBackwardsPolicy.DEFAULT.maxWait()));
+    Duration ttl;
+    if (provider instanceof StaticWorkerIdAssignerProvider) {
+      ttl = duration(props, LEASE_TTL, StaticWorkerIdAssigner.DEFAULT_TTL);
+    } else {
+      LeaseSettings s = leaseSettings(props);
+      poolRange(s.space(), s.minWorkerId(), s.maxWorkerId(), layout.maxWorkerId());
+      ttl = s.ttl();
+    }
+    if (props.containsKey(LEASE_RENEW_INTERVAL)) {
+      Duration renew = duration(props, LEASE_RENEW_INTERVAL, Duration.ZERO);
+      if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
+        throw new IllegalArgumentException(LEASE_RENEW_INTERVAL + " must be in [10ms, " + ttl.toMillis()
+            + "ms) (below " + LEASE_TTL + ") but was " + renew.toMillis() + "ms");
+      }
+    }
+    provider.check(props);
+    return layout;
+  }
+
+  private static GeneIdLayout layout(Map<String, String> props) {
     GeneIdLayout defaults = GeneIdLayout.defaults();
-    GeneIdLayout layout = GeneIdLayout.builder()
+    return GeneIdLayout.builder()
         .epoch(epoch(props, defaults.epoch()))
         .timestampBits((int) longValue(props, TIMESTAMP_BITS, defaults.timestampBits(), 0, 63))
         .workerBits((int) longValue(props, WORKER_BITS, defaults.workerBits(), 0, 63))
         .sequenceBits((int) longValue(props, SEQUENCE_BITS, defaults.sequenceBits(), 0, 63))
         .geneBits((int) longValue(props, GENE_BITS, defaults.geneBits(), 0, 63))
         .build();
+  }
+
+  private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, Map<String, String> props) {
+    GeneIdLayout layout = layout(props);
     LeasedGeneGenerator.Builder b = LeasedGeneGenerator.builder()
         .layout(layout)
         .maxBorrowMillis(longValue(props, MAX_BORROW_MILLIS,

@@ -45,6 +45,21 @@ class WorkerIdAssignersTest {
   }
 
   @Test
+  void checkValidatesWithoutCreatingAnAssigner() {
+    Map<String, String> props = Map.of("worker-id", "7", "mark-file", dir.resolve("never").toString(),
+        "gene-bits", "4", "sequence-bits", "10");
+    assertThat(WorkerIdAssigners.check(props)).isEqualTo(GeneIdLayout.builder().geneBits(4).sequenceBits(10).build());
+    assertThat(dir.resolve("never")).doesNotExist();
+    assertThat(dir.resolve("never.lock")).doesNotExist();
+    assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "redis-url", "x")))
+        .hasMessageStartingWith("unknown property 'redis-url' for worker-assigner=static");
+    assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "gene-bits", "7")))
+        .hasMessageContaining("must be 63 but was 64");
+    assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "lease-renew-interval", "5s")))
+        .hasMessage("lease-renew-interval must be in [10ms, 5000ms) (below lease-ttl) but was 5000ms");
+  }
+
+  @Test
   void durationsAcceptShortAndIsoForms() {
     assertThat(WorkerIdAssigners.parseDuration("k", "1500ms")).isEqualTo(Duration.ofMillis(1500));
     assertThat(WorkerIdAssigners.parseDuration("k", "30s")).isEqualTo(Duration.ofSeconds(30));

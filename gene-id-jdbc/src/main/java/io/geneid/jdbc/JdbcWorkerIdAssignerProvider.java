@@ -48,4 +48,16 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
         .owner(s.owner())
         .build();
   }
+
+  /** Checks {@code jdbc-url} (present, {@code jdbc:...}), {@code jdbc-table} and {@code jdbc-create-table} offline. */
+  @Override
+  public void check(Map<String, String> props) {
+    String url = WorkerIdAssigners.required(props, JDBC_URL, type());
+    if (!url.startsWith("jdbc:")) {
+      throw new IllegalArgumentException(JDBC_URL + " must be a JDBC URL starting with jdbc: but was '" + url + "'");
+    }
+    JdbcWorkerIdAssigner.builder()
+        .table(WorkerIdAssigners.string(props, JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE));
+    WorkerIdAssigners.bool(props, JDBC_CREATE_TABLE, false);
+  }
 }

@@ -1,5 +1,7 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.WorkerIdAssigners;
+import java.time.Duration;
 import java.util.List;
 import java.util.Properties;
 import org.jspecify.annotations.Nullable;
@@ -72,6 +74,74 @@ final class AlgorithmProps {
           + max + "] but was '" + raw + "'", e);
     }
     return checkRange(name, value, min, max);
+  }
+
+  /** Text, trimmed, or {@code defaultValue} when absent. */
+  String string(String name, String defaultValue) {
+    Object raw = props.get(name);
+    return raw == null ? defaultValue : String.valueOf(raw).trim();
+  }
+
+  /** Text, trimmed; absence or blank is an error naming {@code what} is expected. */
+  String requiredString(String name, String what) {
+    String value = string(name, "");
+    if (value.isEmpty()) {
+      throw new IllegalArgumentException(type + " property '" + name + "' is required: " + what);
+    }
+    return value;
+  }
+
+  /** {@code true} or {@code false}, or {@code defaultValue} when absent. */
+  boolean bool(String name, boolean defaultValue) {
+    String value = string(name, Boolean.toString(defaultValue)).toLowerCase(java.util.Locale.ROOT);
+    if (!value.equals("true") && !value.equals("false")) {
+      throw new IllegalArgumentException(type + " property '" + name + "' must be true or false but was '"
+          + raw(name) + "'");
+    }
+    return value.equals("true");
+  }
+
+  /** A number in {@code [min, max]}, or {@code defaultValue} when absent. */
+  double doubleValue(String name, double min, double max, double defaultValue) {
+    Object raw = props.get(name);
+    if (raw == null) {
+      return defaultValue;
+    }
+    double value;
+    try {
+      value = Double.parseDouble(String.valueOf(raw).trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(type + " property '" + name + "' must be a number in [" + min + ", " + max
+          + "] but was '" + raw + "'", e);
+    }
+    if (!(value >= min && value <= max)) {
+      throw new IllegalArgumentException(type + " property '" + name + "' must be in [" + min + ", " + max
+          + "] but was " + raw);
+    }
+    return value;
+  }
+
+  /**
+   * A duration ({@code 1500ms}, {@code 30s}, {@code 10m}, {@code 1h}, ISO-8601 {@code PT30S}, or plain milliseconds)
+   * in {@code [min, max]}, or {@code defaultValue} when absent.
+   */
+  Duration duration(String name, Duration min, Duration max, Duration defaultValue) {
+    Object raw = props.get(name);
+    if (raw == null) {
+      return defaultValue;
+    }
+    Duration value;
+    try {
+      value = WorkerIdAssigners.parseDuration(name, String.valueOf(raw));
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(type + " property '" + name + "' must be a duration such as 30s, 1500ms or"
+          + " PT30S but was '" + raw + "'", e);
+    }
+    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+      throw new IllegalArgumentException(type + " property '" + name + "' must be in [" + min.toMillis() + "ms, "
+          + max.toMillis() + "ms] but was " + value.toMillis() + "ms");
+    }
+    return value;
   }
 
   long checkRange(String name, long value, long min, long max) {

@@ -1,6 +1,7 @@
 package io.geneid.shardingsphere;
 
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.Genes;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -32,7 +33,7 @@ import org.jspecify.annotations.Nullable;
  *   target = the available target whose name ends with "_" + index   (ds_1, t_order_3, ...)
  * </pre>
  *
- * <p>{@code gene(value)} is {@link GeneIdLayout#geneOfKey(Object)} with {@code gene-bits} gene bits: whole numbers
+ * <p>{@code gene(value)} is {@link Genes#ofKey(Object, int)} with {@code gene-bits} gene bits: whole numbers
  * (a gene id, a numeric parent key) by their low bits, strings and UUIDs by CRC-32C. Bind numeric keys as numbers:
  * the string {@code "42"} is hashed, it does not route like the number 42.
  *
@@ -77,8 +78,6 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   private int geneBits = -1;
   private int shardingCount;
   private int geneDivisor;
-  /** Used only for its gene functions, which depend on nothing but the gene bits. */
-  private @Nullable GeneIdLayout genes;
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneModShardingAlgorithm() {}
@@ -100,16 +99,9 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
           + " must be at most 2^" + GENE_BITS + " = " + geneCount + " but was " + count + " * " + divisor + " = "
           + (long) count * divisor + ": indexes above " + ((geneCount - 1) / divisor) + " would never be used");
     }
-    this.genes = geneLayout(bits);
     this.geneBits = bits;
     this.shardingCount = count;
     this.geneDivisor = divisor;
-  }
-
-  /** A valid layout with {@code geneBits} gene bits; only its gene functions are used. */
-  private static GeneIdLayout geneLayout(int geneBits) {
-    return GeneIdLayout.builder().timestampBits(47).workerBits(0).sequenceBits(16 - geneBits).geneBits(geneBits)
-        .build();
   }
 
   // ---------------------------------------------------------------- standard
@@ -206,7 +198,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
           + " number, a String or a UUID");
     }
     try {
-      return genes().geneOfKey(value);
+      return Genes.ofKey(value, initialisedGeneBits());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + ": cannot route " + where + " = " + value + ": " + e.getMessage(), e);
     }
@@ -263,12 +255,11 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     return value;
   }
 
-  private GeneIdLayout genes() {
-    GeneIdLayout g = genes;
-    if (g == null) {
+  private int initialisedGeneBits() {
+    if (geneBits < 0) {
       throw new IllegalStateException(TYPE + " was used before init(Properties)");
     }
-    return g;
+    return geneBits;
   }
 
   /** G: the gene bits this algorithm reads. */

@@ -29,8 +29,8 @@ import org.slf4j.LoggerFactory;
  *       table level with table suffixes that repeat in every database; or more targets than
  *       {@code sharding-count});
  *   <li>a gene that routes to an index for which no target exists;
- *   <li>{@code gene-bits} that differ between a table's {@code GENE_SNOWFLAKE} key generator and its
- *       {@code GENE_MOD} algorithms, or between its database and table algorithms.
+ *   <li>{@code gene-bits} that differ between a table's {@code GENE_SNOWFLAKE} or {@code GENE_SEGMENT} key generator
+ *       and its {@code GENE_MOD} algorithms, or between its database and table algorithms.
  * </ul>
  * Call it right after the data source is created, so a bad configuration stops the application before the first
  * row is written:
@@ -102,8 +102,11 @@ public final class GeneShardingCheck {
     }
     KeyGenerateAlgorithm keyGenerator = table.getKeyGeneratorName() == null ? rule.getDefaultKeyGenerateAlgorithm()
         : rule.getKeyGenerators().get(table.getKeyGeneratorName());
-    if (keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm && table.getGenerateKeyColumn().isPresent()) {
-      int keyBits = ((GeneSnowflakeKeyGenerateAlgorithm) keyGenerator).layout().geneBits();
+    int keyBits = keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm
+        ? ((GeneSnowflakeKeyGenerateAlgorithm) keyGenerator).layout().geneBits()
+        : keyGenerator instanceof GeneSegmentKeyGenerateAlgorithm
+            ? ((GeneSegmentKeyGenerateAlgorithm) keyGenerator).geneBits() : -1;
+    if (keyBits >= 0 && table.getGenerateKeyColumn().isPresent()) {
       for (GeneModShardingAlgorithm algorithm : new GeneModShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
         if (algorithm != null && algorithm.geneBits() != keyBits) {
           problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues ids with gene-bits="

@@ -7,6 +7,8 @@ import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.WorkerIdAssignerProvider;
+import io.geneid.core.WorkerIdAssigners;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -15,7 +17,10 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
 import java.util.List;
+import java.util.Map;
 import java.util.Properties;
+import java.util.TreeMap;
+import java.util.TreeSet;
 import org.apache.shardingsphere.infra.algorithm.core.context.AlgorithmSQLContext;
 import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
 import org.jspecify.annotations.Nullable;
@@ -44,7 +49,10 @@ import org.slf4j.LoggerFactory;
  * <table>
  *   <caption>GENE_SNOWFLAKE properties</caption>
  *   <tr><th>name</th><th>meaning</th><th>default</th></tr>
- *   <tr><td>worker-id</td><td>this process's worker id, in [0, 2^worker-bits - 1]</td><td>required</td></tr>
+ *   <tr><td>worker-assigner</td><td>where the worker id comes from: {@code static} (the {@code worker-id}
+ *       property), {@code redis} or {@code jdbc} (a lease, see below)</td><td>static</td></tr>
+ *   <tr><td>worker-id</td><td>with {@code static}: this process's worker id, in [0, 2^worker-bits - 1]</td>
+ *       <td>required</td></tr>
  *   <tr><td>epoch</td><td>ISO-8601 instant ({@code 2025-01-01T00:00:00Z}), date (UTC) or Unix
  *       milliseconds</td><td>2025-01-01T00:00:00Z</td></tr>
  *   <tr><td>timestamp-bits</td><td>T, in [35, 63]</td><td>41</td></tr>
@@ -56,6 +64,18 @@ import org.slf4j.LoggerFactory;
  * </table>
  * The four widths must add up to 63. Any other property name, or a value out of range, fails start-up with a
  * message naming the property and the allowed values.
+ *
+ * <h2>Leased worker ids</h2>
+ * With {@code worker-assigner: redis} (add {@code io.geneid:gene-id-redis}) or {@code jdbc} (add
+ * {@code io.geneid:gene-id-jdbc}) the worker id is leased from a shared store through
+ * {@link WorkerIdAssigners#sharedGenerator(Map)}, which also reads the assigner's properties: {@code space},
+ * {@code worker-id-min}, {@code worker-id-max}, {@code lease-ttl}, {@code lease-renew-interval},
+ * {@code lease-acquire-timeout}, {@code lease-owner}, {@code clock-backwards-max-wait}, and per store
+ * {@code redis-uri}, {@code redis-key-prefix}, {@code redis-timeout} or {@code jdbc-url}, {@code jdbc-username},
+ * {@code jdbc-password}, {@code jdbc-table}, {@code jdbc-create-table}. {@code worker-id} is then not allowed.
+ * {@code init} checks these without reaching the store; the lease is acquired on the first
+ * {@link #generateKeys}, and every instance with the same properties (ShardingSphere makes two) shares the one
+ * generator, hence one lease, renewed in the background and released at JVM shutdown.
  *
  * <p>ShardingSphere calls {@link #init(Properties)} on more than one instance (its configuration checker and its
  * rule). {@code init} only checks the properties; the generator is looked up (or created) in the
@@ -74,13 +94,22 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static final String SEQUENCE_BITS = "sequence-bits";
   static final String GENE_BITS = "gene-bits";
   static final String MAX_BORROW_MILLIS = "max-borrow-millis";
-  private static final List<String> PROPERTIES = List.of(WORKER_ID, EPOCH, TIMESTAMP_BITS, WORKER_BITS,
-      SEQUENCE_BITS, GENE_BITS, MAX_BORROW_MILLIS);
+  static final String WORKER_ASSIGNER = WorkerIdAssigners.WORKER_ASSIGNER;
+  private static final String STATIC = "static";
+  private static final List<String> LAYOUT_PROPERTIES = List.of(EPOCH, TIMESTAMP_BITS, WORKER_BITS, SEQUENCE_BITS,
+      GENE_BITS, MAX_BORROW_MILLIS);
+  private static final List<String> STATIC_PROPERTIES = concat(List.of(WORKER_ASSIGNER, WORKER_ID),
+      LAYOUT_PROPERTIES);
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneSnowflakeKeyGenerateAlgorithm.class);
 
-  /** What the properties say; checked in {@link #init(Properties)}. */
-  record Settings(GeneIdLayout layout, long workerId, long maxBorrowMillis) {}
+  /**
+   * What the properties say; checked in {@link #init(Properties)}.
+   *
+   * @param workerId the static worker id, or -1 with a lease
+   * @param lease the properties for {@link WorkerIdAssigners#sharedGenerator(Map)}, or null for a static worker id
+   */
+  record Settings(GeneIdLayout layout, long workerId, long maxBorrowMillis, @Nullable Map<String, String> lease) {}
 
   private @Nullable Settings settings;
   private volatile @Nullable GeneIdGenerator generator;
@@ -97,7 +126,13 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
    */
   @Override
   public void init(Properties props) {
-    Settings parsed = parse(AlgorithmProps.of(TYPE, props, PROPERTIES));
+    String assigner = props == null || props.get(WORKER_ASSIGNER) == null ? STATIC
+        : String.valueOf(props.get(WORKER_ASSIGNER)).trim();
+    if (!assigner.equals(STATIC)) {
+      this.settings = parseLeased(assigner, props);
+      return;
+    }
+    Settings parsed = parse(AlgorithmProps.of(TYPE, props, STATIC_PROPERTIES));
     GeneIdRegistry.find(parsed.layout(), parsed.workerId()).ifPresent(existing -> {
       if (existing.maxBorrowMillis() != parsed.maxBorrowMillis()
           || !existing.clock().equals(GeneClock.system())
@@ -112,6 +147,57 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   }
 
   static Settings parse(AlgorithmProps props) {
+    GeneIdLayout layout = parseLayout(props);
+    long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
+    long maxBorrowMillis = props.longValue(MAX_BORROW_MILLIS, 0, 60_000,
+        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
+    return new Settings(layout, workerId, maxBorrowMillis, null);
+  }
+
+  /**
+   * The settings of a leased worker id: the layout read here (same rules and messages as with a static id), every
+   * property handed to {@link WorkerIdAssigners#check(Map)} as text, with the epoch as Unix milliseconds.
+   */
+  private static Settings parseLeased(String assigner, Properties props) {
+    WorkerIdAssignerProvider provider;
+    try {
+      provider = WorkerIdAssigners.provider(assigner);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(TYPE + ": " + e.getMessage(), e);
+    }
+    TreeSet<String> assignerKeys = new TreeSet<>(WorkerIdAssigners.COMMON_ASSIGNER_KEYS);
+    assignerKeys.add(WorkerIdAssigners.CLOCK_BACKWARDS_MAX_WAIT);
+    assignerKeys.addAll(provider.propertyKeys());
+    assignerKeys.remove(WORKER_ASSIGNER);
+    AlgorithmProps p = AlgorithmProps.of(TYPE, props,
+        concat(concat(List.of(WORKER_ASSIGNER), LAYOUT_PROPERTIES), List.copyOf(assignerKeys)));
+    GeneIdLayout layout = parseLayout(p);
+    long maxBorrowMillis = p.longValue(MAX_BORROW_MILLIS, 0, 60_000,
+        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
+    Map<String, String> lease = new TreeMap<>();
+    props.forEach((k, v) -> lease.put(String.valueOf(k), String.valueOf(v).trim()));
+    lease.put(WORKER_ASSIGNER, assigner);
+    lease.put(EPOCH, Long.toString(layout.epoch().toEpochMilli()));
+    lease.put(TIMESTAMP_BITS, Integer.toString(layout.timestampBits()));
+    lease.put(WORKER_BITS, Integer.toString(layout.workerBits()));
+    lease.put(SEQUENCE_BITS, Integer.toString(layout.sequenceBits()));
+    lease.put(GENE_BITS, Integer.toString(layout.geneBits()));
+    lease.put(MAX_BORROW_MILLIS, Long.toString(maxBorrowMillis));
+    try {
+      WorkerIdAssigners.check(lease);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(TYPE + ": " + e.getMessage(), e);
+    }
+    return new Settings(layout, -1, maxBorrowMillis, Map.copyOf(lease));
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
+  }
+
+  private static GeneIdLayout parseLayout(AlgorithmProps props) {
     GeneIdLayout defaults = GeneIdLayout.defaults();
     int timestampBits = (int) props.longValue(TIMESTAMP_BITS, GeneIdLayout.MIN_TIMESTAMP_BITS, 63,
         defaults.timestampBits());
@@ -130,10 +216,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
           + GENE_BITS + "=" + geneBits + " make no valid layout: " + e.getMessage()
           + " (the four widths must add up to 63; defaults 41, 8, 8, 6)", e);
     }
-    long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
-    long maxBorrowMillis = props.longValue(MAX_BORROW_MILLIS, 0, 60_000,
-        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
-    return new Settings(layout, workerId, maxBorrowMillis);
+    return layout;
   }
 
   private static Instant epoch(AlgorithmProps props) {
@@ -164,7 +247,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
    */
   @Override
   public Collection<? extends Comparable<?>> generateKeys(AlgorithmSQLContext context, int count) {
-    GeneIdGenerator ids = generator();
+    GeneIdGenerator ids = generatorInstance();
     List<Long> result = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
       result.add(ids.nextId());
@@ -185,7 +268,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     return s;
   }
 
-  private GeneIdGenerator generator() {
+  private GeneIdGenerator generatorInstance() {
     GeneIdGenerator g = generator;
     if (g == null) {
       synchronized (this) {
@@ -201,12 +284,21 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   }
 
   /**
-   * The one place the settings become a generator: the JVM-wide instance for this layout and worker id. A
-   * lease-holding generator (worker id from a store) plugs in here.
+   * The one place the settings become a generator: the JVM-wide instance for this layout and worker id, or the
+   * JVM-wide leased generator for these lease properties (its lease is acquired here, on first use).
    */
   private static GeneIdGenerator createGenerator(Settings s) {
+    Map<String, String> lease = s.lease();
+    if (lease != null) {
+      return WorkerIdAssigners.sharedGenerator(lease);
+    }
     return GeneSnowflakeGenerator.builder().layout(s.layout()).workerId(s.workerId())
         .maxBorrowMillis(s.maxBorrowMillis()).build();
+  }
+
+  /** The generator ids come from (created, and with a lease acquired, on first call). */
+  GeneIdGenerator generator() {
+    return generatorInstance();
   }
 
   @Override
@@ -217,7 +309,13 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   @Override
   public String toString() {
     Settings s = settings;
-    return TYPE + (s == null ? "[not initialised]"
-        : "[workerId=" + s.workerId() + ", " + s.layout() + ", maxBorrowMillis=" + s.maxBorrowMillis() + "]");
+    if (s == null) {
+      return TYPE + "[not initialised]";
+    }
+    Map<String, String> lease = s.lease();
+    String worker = lease == null ? "workerId=" + s.workerId()
+        : WORKER_ASSIGNER + "=" + lease.get(WORKER_ASSIGNER) + ", space="
+            + lease.getOrDefault(WorkerIdAssigners.SPACE, WorkerIdAssigners.DEFAULT_SPACE);
+    return TYPE + "[" + worker + ", " + s.layout() + ", maxBorrowMillis=" + s.maxBorrowMillis() + "]";
   }
 }

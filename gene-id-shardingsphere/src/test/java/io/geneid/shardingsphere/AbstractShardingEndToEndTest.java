@@ -36,21 +36,46 @@ abstract class AbstractShardingEndToEndTest {
   private DataSource sharded;
   /** order id -> item ids, as inserted */
   private final Map<Long, List<Long>> itemsByOrder = new HashMap<>();
+  /** Every generated order id, in the order the rows were inserted (VALUES and batch order). */
+  final List<Long> orderIds = new ArrayList<>();
+  /** Every generated item id, in the order the rows were inserted. */
+  final List<Long> itemIds = new ArrayList<>();
 
   abstract Backend backend();
 
+  /** The rules YAML; GENE_SNOWFLAKE with a static worker id unless a subclass says otherwise. */
+  String rules() {
+    return Rules.gene();
+  }
+
+  /** Runs before the ShardingSphere data source is created (e.g. to prepare a store). */
+  void beforeStart() throws Exception {}
+
+  /** Runs after the databases are dropped, also when the start failed. */
+  void afterStop() throws Exception {}
+
   @BeforeAll
   void start() throws Exception {
+    beforeStart();
     databases = new ShardedDatabases(backend(), 2, 2);
-    sharded = GeneShardingCheck.verify(databases.shardingSphere(Rules.gene()));
+    sharded = GeneShardingCheck.verify(databases.shardingSphere(rules()));
     insertEverything();
   }
 
   @AfterAll
-  void stop() throws SQLException {
-    if (databases != null) {
-      databases.close();
+  void stop() throws Exception {
+    try {
+      if (databases != null) {
+        databases.close();
+      }
+    } finally {
+      afterStop();
     }
+  }
+
+  /** The ShardingSphere data source. */
+  DataSource sharded() {
+    return sharded;
   }
 
   private void insertEverything() throws SQLException {
@@ -217,6 +242,7 @@ abstract class AbstractShardingEndToEndTest {
       List<Long> ids = keys(ps);
       assertThat(ids).hasSize(customers.length).doesNotHaveDuplicates();
       ids.forEach(id -> itemsByOrder.put(id, new ArrayList<>()));
+      orderIds.addAll(ids);
       return ids;
     }
   }
@@ -233,6 +259,7 @@ abstract class AbstractShardingEndToEndTest {
       List<Long> ids = keys(ps);
       assertThat(ids).hasSize(count).doesNotHaveDuplicates();
       ids.forEach(id -> itemsByOrder.put(id, new ArrayList<>()));
+      orderIds.addAll(ids);
       return ids;
     }
   }
@@ -243,7 +270,9 @@ abstract class AbstractShardingEndToEndTest {
       ps.setLong(1, order);
       ps.setString(2, name);
       assertThat(ps.executeUpdate()).isEqualTo(1);
-      itemsByOrder.get(order).add(keys(ps).get(0));
+      long id = keys(ps).get(0);
+      itemsByOrder.get(order).add(id);
+      itemIds.add(id);
     }
   }
 
@@ -263,6 +292,7 @@ abstract class AbstractShardingEndToEndTest {
       for (int i = 0; i < orders.size(); i++) {
         itemsByOrder.get(orders.get(i)).add(ids.get(i));
       }
+      itemIds.addAll(ids);
     }
   }
 
@@ -280,6 +310,7 @@ abstract class AbstractShardingEndToEndTest {
       for (int i = 0; i < orders.size(); i++) {
         itemsByOrder.get(orders.get(i)).add(ids.get(i));
       }
+      itemIds.addAll(ids);
     }
   }
 

@@ -4,9 +4,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneContext;
+import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.LeasedGeneGenerator;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -120,8 +122,10 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
     assertThatThrownBy(() -> algorithm("worker-id", 32, "worker-bits", 5, "timestamp-bits", 44))
         .hasMessage("GENE_SNOWFLAKE property 'worker-id' must be in [0, 31] but was 32");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "workers", 5))
-        .hasMessage("GENE_SNOWFLAKE has no property 'workers'; allowed: worker-id, epoch, timestamp-bits,"
-            + " worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+        .hasMessage("GENE_SNOWFLAKE has no property 'workers'; allowed: worker-assigner, worker-id, epoch,"
+            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+    assertThatThrownBy(() -> algorithm("worker-id", 1, "lease-ttl", "5s"))
+        .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'lease-ttl'; allowed: worker-assigner, worker-id,");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "gene-bits", 17))
         .hasMessage("GENE_SNOWFLAKE property 'gene-bits' must be in [0, 16] but was 17");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "max-borrow-millis", -1))
@@ -146,5 +150,62 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
         .hasMessageStartingWith("GENE_SNOWFLAKE with worker-id=204, max-borrow-millis=10 and GeneIdLayout[")
         .hasMessageContaining("conflicts with the generator this JVM already has for that worker id");
     assertThat(keys(algorithm("worker-id", 204, "max-borrow-millis", 50), 1)).hasSize(1);
+  }
+
+  // ---------------------------------------------------------------- leased worker ids
+
+  private static final String NOWHERE = "redis://127.0.0.1:1"; // nothing listens on port 1
+
+  @Test
+  void aLeasedConfigurationIsCheckedAtInitWithoutReachingTheStoreWhichIsReachedOnFirstUse() {
+    String space = "gid_ss_unit_" + System.nanoTime();
+    GeneSnowflakeKeyGenerateAlgorithm algorithm = algorithm("worker-assigner", "redis", "redis-uri", NOWHERE,
+        "space", space, "lease-ttl", "1s", "lease-acquire-timeout", "0s", "gene-bits", 6);
+    assertThat(algorithm.layout()).isEqualTo(GeneIdLayout.defaults());
+    assertThat(algorithm).hasToString("GENE_SNOWFLAKE[worker-assigner=redis, space=" + space + ", "
+        + GeneIdLayout.defaults() + ", maxBorrowMillis=10]");
+    assertThat(GeneIdRegistry.allShared()).noneMatch(g -> g instanceof LeasedGeneGenerator
+        && ((LeasedGeneGenerator) g).space().equals(space));
+    assertThatThrownBy(() -> keys(algorithm, 1))
+        .isInstanceOf(GeneIdException.class)
+        .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:1");
+  }
+
+  @Test
+  void badLeasePropertiesFailAtInitNamingTheProperty() {
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "space", "s"))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("GENE_SNOWFLAKE: worker-assigner=redis needs the property 'redis-uri'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "lease-ttl", "soon"))
+        .hasMessage("GENE_SNOWFLAKE: lease-ttl must be a duration such as 30s, 1500ms or PT30S but was 'soon'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "lease-ttl", "10ms"))
+        .hasMessage("GENE_SNOWFLAKE: lease-ttl must be in [100ms, 3600000ms] but was 10ms");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "space", "a b"))
+        .hasMessage("GENE_SNOWFLAKE: space must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was 'a b'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "lease-ttl", "3s",
+        "lease-renew-interval", "3s"))
+        .hasMessage("GENE_SNOWFLAKE: lease-renew-interval must be in [10ms, 3000ms) (below lease-ttl) but was 3000ms");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", "http://x"))
+        .hasMessage("GENE_SNOWFLAKE: redis-uri must be a Redis URI such as redis://127.0.0.1:6379/0 but was"
+            + " 'http://x'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "worker-id", 3))
+        .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'worker-id'; allowed: worker-assigner, epoch,"
+            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis, clock-backwards-max-wait,"
+            + " lease-acquire-timeout, lease-owner, lease-renew-interval, lease-ttl, redis-key-prefix,"
+            + " redis-timeout, redis-uri, space, worker-id-max, worker-id-min");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "jdbc", "jdbc-url", "mariadb://x"))
+        .hasMessage("GENE_SNOWFLAKE: jdbc-url must be a JDBC URL starting with jdbc: but was 'mariadb://x'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "jdbc", "jdbc-url", "jdbc:h2:mem:x",
+        "jdbc-create-table", "yes"))
+        .hasMessage("GENE_SNOWFLAKE: jdbc-create-table must be true or false but was 'yes'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "jdbc", "jdbc-url", "jdbc:h2:mem:x",
+        "jdbc-table", "drop table"))
+        .hasMessageStartingWith("GENE_SNOWFLAKE: jdbc-table must be a plain SQL name");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "zookeeper"))
+        .hasMessage("GENE_SNOWFLAKE: worker-assigner must be one of [jdbc, redis, static] but was 'zookeeper'");
+    assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "worker-bits", 4,
+        "timestamp-bits", 45, "worker-id-min", 16))
+        .hasMessage("GENE_SNOWFLAKE: worker-id-min of space 'default' must be in [0, 15] (the layout's worker ids)"
+            + " but was 16");
   }
 }

@@ -12,13 +12,20 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
+import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
+import org.apache.shardingsphere.infra.spi.type.typed.TypedSPILoader;
 import org.junit.jupiter.api.Test;
+import org.yaml.snakeyaml.Yaml;
 
 /**
  * The README's YAML, as written (ShardingSphere builds the pools from its {@code dataSources}), on MariaDB
@@ -101,5 +108,33 @@ class ReadmeExampleTest {
       Backend.MARIADB.drop(run + "_0");
       Backend.MARIADB.drop(run + "_1");
     }
+  }
+
+  /**
+   * Every {@code keyGenerators} snippet of the README's ShardingSphere-JDBC section (leased worker ids, GENE_SEGMENT)
+   * is a configuration ShardingSphere accepts: each key generator is found by its type and its props pass
+   * {@code init}, which reaches no store.
+   */
+  @Test
+  @SuppressWarnings("unchecked")
+  void theReadmeKeyGeneratorSnippetsAreValidConfigurations() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    String section = readme.substring(readme.indexOf("## ShardingSphere-JDBC"), readme.indexOf("## Segment mode"));
+    Matcher m = Pattern.compile("```yaml\\n(  keyGenerators:.*?)```", Pattern.DOTALL).matcher(section);
+    List<String> types = new ArrayList<>();
+    while (m.find()) {
+      Map<String, Object> root = new Yaml().load(m.group(1).replaceAll("(?m)^  ", ""));
+      Map<String, Map<String, Object>> generators = (Map<String, Map<String, Object>>) root.get("keyGenerators");
+      for (Map<String, Object> generator : generators.values()) {
+        Properties props = new Properties();
+        props.putAll((Map<String, Object>) generator.get("props"));
+        String type = (String) generator.get("type");
+        KeyGenerateAlgorithm algorithm = TypedSPILoader.getService(KeyGenerateAlgorithm.class, type, props);
+        types.add(type + " " + props.getOrDefault("worker-assigner", props.get("segment-store")));
+        assertThat(algorithm.getType()).isEqualTo(type);
+      }
+    }
+    assertThat(types).containsExactly("GENE_SNOWFLAKE redis", "GENE_SNOWFLAKE jdbc", "GENE_SEGMENT jdbc",
+        "GENE_SEGMENT redis");
   }
 }

@@ -1,5 +1,13 @@
 package io.geneid.shardingsphere;
 
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Properties;
+import javax.sql.DataSource;
+import org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection;
+import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
+import org.apache.shardingsphere.sharding.rule.ShardingRule;
+
 /** Rules YAML for the tests: t_order by id, t_item by (id, order_id), over ds_0..ds_1 x 2 tables. */
 final class Rules {
   private Rules() {}
@@ -12,6 +20,35 @@ final class Rules {
   /** The same routing with ShardingSphere's own SNOWFLAKE key generator. */
   static String snowflake() {
     return yaml("SNOWFLAKE", "{}", "sharding-count: 2", "sharding-count: 2\n        gene-divisor: 2");
+  }
+
+  /** The standard routing (as {@link #gene()}) with another key generator: type and YAML props lines. */
+  static String withKeyGenerator(String type, String propsLines) {
+    return yaml(type, propsLines, "sharding-count: 2", "sharding-count: 2\n        gene-divisor: 2");
+  }
+
+  /** {@code key: value} lines as Properties of strings (a double-quoted YAML value without its quotes). */
+  static Properties properties(String propsLines) {
+    Properties props = new Properties();
+    for (String line : propsLines.split("\n")) {
+      int colon = line.indexOf(':');
+      String value = line.substring(colon + 1).trim();
+      if (value.length() >= 2 && value.startsWith("\"") && value.endsWith("\"")) {
+        value = value.substring(1, value.length() - 1);
+      }
+      props.setProperty(line.substring(0, colon).trim(), value);
+    }
+    return props;
+  }
+
+  /** The key generator instance the running rule of a ShardingSphere data source uses. */
+  static KeyGenerateAlgorithm keyGenerator(DataSource sharded, String name) throws SQLException {
+    try (Connection c = sharded.getConnection()) {
+      ShardingSphereConnection ss = c.unwrap(ShardingSphereConnection.class);
+      ShardingRule rule = ss.getContextManager().getDatabase(ss.getCurrentDatabaseName()).getRuleMetaData()
+          .getSingleRule(ShardingRule.class);
+      return rule.getKeyGenerators().get(name);
+    }
   }
 
   static String yaml(String keyGeneratorType, String keyGeneratorProps, String dbProps, String tableProps) {

@@ -46,8 +46,21 @@ class StartUpCheckTest {
     Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
         "worker-id: 1\nworker-bit: 8", "sharding-count: 2", DIVISOR_2)));
     assertThat(t).isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("GENE_SNOWFLAKE has no property 'worker-bit'; allowed: worker-id, epoch, timestamp-bits,"
-            + " worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+        .hasMessage("GENE_SNOWFLAKE has no property 'worker-bit'; allowed: worker-assigner, worker-id, epoch,"
+            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+  }
+
+  @Test
+  void aBadWorkerAssignerPropertyFailsStartUpNamingIt() {
+    Throwable typo = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
+        "worker-assigner: redis\nredis-url: redis://127.0.0.1:6379", "sharding-count: 2", DIVISOR_2)));
+    assertThat(typo).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'redis-url'; allowed: worker-assigner, epoch,");
+    Throwable ttl = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
+        "worker-assigner: redis\nredis-uri: redis://127.0.0.1:6379\nlease-ttl: forever", "sharding-count: 2",
+        DIVISOR_2)));
+    assertThat(ttl).hasMessage("GENE_SNOWFLAKE: lease-ttl must be a duration such as 30s, 1500ms or PT30S but was"
+        + " 'forever'");
   }
 
   @Test
@@ -55,6 +68,22 @@ class StartUpCheckTest {
     Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "gene-bits: 6",
         "sharding-count: 2", DIVISOR_2)));
     assertThat(t).hasMessage("GENE_SNOWFLAKE property 'worker-id' is required: a whole number in [0, 255]");
+  }
+
+  @Test
+  void aBadSegmentPropertyFailsStartUpNamingIt() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.withKeyGenerator("GENE_SEGMENT",
+        "segment-store: redis\nredis-uri: redis://127.0.0.1:6379\nmin-step: 0")));
+    assertThat(t).hasMessage("GENE_SEGMENT property 'min-step' must be in [1, 1000000000] but was 0");
+  }
+
+  @Test
+  void segmentGeneBitsThatDifferFromTheAlgorithmsAreReported() throws Exception {
+    DataSource ds = databases.shardingSphere(Rules.withKeyGenerator("GENE_SEGMENT",
+        "segment-store: redis\nredis-uri: redis://127.0.0.1:1\ngene-bits: 4"));
+    assertThat(GeneShardingCheck.problems(ds)).contains("t_order: key generator 'ids' issues ids with gene-bits=4"
+        + " but GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits on"
+        + " both");
   }
 
   @Test
