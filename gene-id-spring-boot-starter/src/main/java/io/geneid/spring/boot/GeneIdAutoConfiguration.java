@@ -9,6 +9,7 @@ import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.boot.context.properties.EnableConfigurationProperties;
 import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Import;
 
 /**
  * Creates the {@link GeneSnowflakeGenerator} of the {@code gene-id.*} properties (also the application's
@@ -16,11 +17,14 @@ import org.springframework.context.annotation.Bean;
  * ShardingSphere's {@code GENE_SNOWFLAKE} key generator with the same layout and worker id uses the very same
  * generator.
  *
- * <p>Backs off when the application defines its own {@link GeneIdGenerator} bean, and when
- * {@code gene-id.worker-assigner} is not {@code static} (a worker-assigner module then provides the generator).
+ * <p>With {@code gene-id.worker-assigner: redis} or {@code jdbc} the generator is a {@code LeasedGeneGenerator}
+ * instead ({@link GeneIdLeaseConfiguration}); with {@code none} there is no generator. With
+ * {@code gene-id.segment.store} set, a {@link GeneSegmentGenerators} bean holds one segment generator per tag
+ * ({@link GeneIdSegmentConfiguration}). Each backs off when the application defines its own bean of that type.
  */
-@AutoConfiguration
+@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration")
 @EnableConfigurationProperties(GeneIdProperties.class)
+@Import({GeneIdLeaseConfiguration.class, GeneIdSegmentConfiguration.class})
 public class GeneIdAutoConfiguration {
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneIdAutoConfiguration.class);

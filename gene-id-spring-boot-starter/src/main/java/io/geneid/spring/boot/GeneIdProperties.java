@@ -4,9 +4,15 @@ import io.geneid.core.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.WorkerIdAssigners;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -27,6 +33,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *   max-borrow-millis: 10
  *   clock-backwards-max-wait: 1s
  * </pre>
+ *
+ * <p>With {@code worker-assigner: redis} or {@code jdbc} the worker id is leased instead ({@code gene-id.lease.*},
+ * {@code gene-id.redis.*}, {@code gene-id.jdbc.*}); with {@code gene-id.segment.store} set, segment generators are
+ * created for {@code gene-id.segment.tags} as well.
  *
  * <p>Every value is checked at start-up; a wrong one stops the application with a message naming the property and
  * its allowed range, e.g. {@code gene-id.gene-bits must be in [0, 16] but was 17}.
@@ -64,8 +74,17 @@ public class GeneIdProperties {
    */
   private @Nullable Long workerId;
 
-  /** Where the worker id comes from. static: gene-id.worker-id. */
+  /**
+   * Where the worker id comes from. static: gene-id.worker-id. redis or jdbc: leased from a store shared by every
+   * process of gene-id.lease.space (needs io.geneid:gene-id-redis or io.geneid:gene-id-jdbc). none: no snowflake
+   * generator (segment mode only).
+   */
   private WorkerAssigner workerAssigner = WorkerAssigner.STATIC;
+
+  private final Lease lease = new Lease();
+  private final Redis redis = new Redis();
+  private final Jdbc jdbc = new Jdbc();
+  private final Segment segment = new Segment();
 
   /**
    * How far, in ms, a gene may run ahead of the clock when its sequence is used up, and how large a clock step back
@@ -86,16 +105,27 @@ public class GeneIdProperties {
   private ClockSource clock = ClockSource.SYSTEM;
 
   /**
-   * Where the worker id comes from.
-   *
-   * <p>Extension point: a worker-assigner module (Redis or JDBC leases) adds its constant here and an
-   * auto-configuration, ordered before {@link GeneIdAutoConfiguration}, that is active for its value and provides
-   * the {@link io.geneid.core.GeneIdGenerator} bean; the static generator of {@link GeneIdAutoConfiguration} is
-   * created only for {@link #STATIC} and only when no other generator bean exists.
+   * Where the worker id comes from. {@link GeneIdAutoConfiguration} creates a {@code GeneSnowflakeGenerator} for
+   * {@link #STATIC} and a {@code LeasedGeneGenerator} for {@link #REDIS} and {@link #JDBC}, each only when the
+   * application has no {@link io.geneid.core.GeneIdGenerator} bean of its own.
    */
   public enum WorkerAssigner {
     /** The worker id is {@code gene-id.worker-id}. */
-    STATIC
+    STATIC,
+    /** Leased from Redis ({@code gene-id-redis}), {@code gene-id.redis.uri}. */
+    REDIS,
+    /** Leased from a database table ({@code gene-id-jdbc}): {@code gene-id.jdbc.url} or the application's DataSource. */
+    JDBC,
+    /** No snowflake generator: for applications that only use segment mode. */
+    NONE
+  }
+
+  /** The store of segment mode. */
+  public enum SegmentStoreType {
+    /** A table ({@code gene-id-jdbc}): {@code gene-id.jdbc.url} or the application's DataSource. */
+    JDBC,
+    /** Redis counters ({@code gene-id-redis}) at {@code gene-id.redis.uri}. */
+    REDIS
   }
 
   /** The generator's time source. */
@@ -168,11 +198,12 @@ public class GeneIdProperties {
 
   private static final Pattern CORE_NAMES = Pattern.compile("\\b(" + String.join("|", PROPERTY_OF.keySet()) + ")\\b");
 
-  private interface Step<T> {
+  /** A step whose IllegalArgumentException names core settings. */
+  interface Step<T> {
     T run();
   }
 
-  private static <T> T translated(Step<T> step) {
+  static <T> T translated(Step<T> step) {
     try {
       return step.run();
     } catch (IllegalArgumentException e) {
@@ -189,6 +220,143 @@ public class GeneIdProperties {
     }
     m.appendTail(out);
     return out.toString();
+  }
+
+  // ---------------------------------------------------------------- leases
+
+  /**
+   * The kebab-case properties of {@link WorkerIdAssigners#sharedGenerator(Map)} these settings stand for: the
+   * assigner type, every {@code gene-id.lease/redis/jdbc} value that is set, and the layout and clock values that
+   * differ from the defaults. Durations are written in their largest whole unit ({@code 30s}, {@code 1500ms}), so a
+   * ShardingSphere configuration that writes the same keys and values names the same JVM-wide generator.
+   *
+   * @param includeJdbcConnection whether to include {@code jdbc-url}, {@code jdbc-username} and {@code jdbc-password}
+   */
+  Map<String, String> leaseProperties(boolean includeJdbcConnection) {
+    Map<String, String> p = new TreeMap<>();
+    p.put(WorkerIdAssigners.WORKER_ASSIGNER, workerAssigner.name().toLowerCase(java.util.Locale.ROOT));
+    GeneIdLayout defaults = GeneIdLayout.defaults();
+    putIf(p, WorkerIdAssigners.EPOCH, epoch.equals(defaults.epoch()) ? null : epoch.toString());
+    putIf(p, WorkerIdAssigners.TIMESTAMP_BITS, timestampBits == defaults.timestampBits() ? null : timestampBits);
+    putIf(p, WorkerIdAssigners.WORKER_BITS, workerBits == defaults.workerBits() ? null : workerBits);
+    putIf(p, WorkerIdAssigners.SEQUENCE_BITS, sequenceBits == defaults.sequenceBits() ? null : sequenceBits);
+    putIf(p, WorkerIdAssigners.GENE_BITS, geneBits == defaults.geneBits() ? null : geneBits);
+    putIf(p, WorkerIdAssigners.MAX_BORROW_MILLIS,
+        maxBorrowMillis == GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS ? null : maxBorrowMillis);
+    putIf(p, WorkerIdAssigners.CLOCK_BACKWARDS_MAX_WAIT,
+        clockBackwardsMaxWait.equals(ClockBackwardsPolicy.DEFAULT.maxWait()) ? null : text(clockBackwardsMaxWait));
+    putIf(p, WorkerIdAssigners.SPACE, lease.space);
+    putIf(p, WorkerIdAssigners.WORKER_ID_MIN, lease.workerIdMin);
+    putIf(p, WorkerIdAssigners.WORKER_ID_MAX, lease.workerIdMax);
+    putIf(p, WorkerIdAssigners.LEASE_TTL, text(lease.ttl));
+    putIf(p, WorkerIdAssigners.LEASE_RENEW_INTERVAL, text(lease.renewInterval));
+    putIf(p, WorkerIdAssigners.LEASE_ACQUIRE_TIMEOUT, text(lease.acquireTimeout));
+    putIf(p, WorkerIdAssigners.LEASE_OWNER, lease.owner);
+    if (workerAssigner == WorkerAssigner.REDIS) {
+      putIf(p, "redis-uri", redis.uri);
+      putIf(p, "redis-key-prefix", redis.leaseKeyPrefix);
+      putIf(p, "redis-timeout", text(redis.timeout));
+    } else if (workerAssigner == WorkerAssigner.JDBC) {
+      if (includeJdbcConnection) {
+        putIf(p, "jdbc-url", jdbc.url);
+        putIf(p, "jdbc-username", jdbc.username);
+        putIf(p, "jdbc-password", jdbc.password);
+      }
+      putIf(p, "jdbc-table", jdbc.leaseTable);
+      putIf(p, "jdbc-create-table", jdbc.createTables ? "true" : null);
+    }
+    return p;
+  }
+
+  private static void putIf(Map<String, String> p, String key, @Nullable Object value) {
+    if (value != null) {
+      p.put(key, value.toString());
+    }
+  }
+
+  /** {@code 30s}, {@code 1500ms}, {@code 5m}, {@code 1h}: the largest whole unit the core's parser reads. */
+  static @Nullable String text(@Nullable Duration d) {
+    if (d == null) {
+      return null;
+    }
+    if (d.isNegative() || d.getNano() % 1_000_000 != 0) {
+      return d.toString(); // the core refuses it with a message naming the property
+    }
+    long ms = d.toMillis();
+    if (ms != 0 && ms % 3_600_000 == 0) {
+      return ms / 3_600_000 + "h";
+    }
+    if (ms != 0 && ms % 60_000 == 0) {
+      return ms / 60_000 + "m";
+    }
+    return ms != 0 && ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+  }
+
+  /** The core's names for lease settings and the properties that set them. */
+  private static final Map<String, String> LEASE_PROPERTY_OF = leasePropertyNames();
+
+  private static Map<String, String> leasePropertyNames() {
+    Map<String, String> m = new LinkedHashMap<>();
+    m.put("worker-assigner", "worker-assigner");
+    m.put("worker-id-min", "lease.worker-id-min");
+    m.put("worker-id-max", "lease.worker-id-max");
+    m.put("lease-ttl", "lease.ttl");
+    m.put("lease-renew-interval", "lease.renew-interval");
+    m.put("renewInterval", "lease.renew-interval");
+    m.put("lease-acquire-timeout", "lease.acquire-timeout");
+    m.put("lease-owner", "lease.owner");
+    m.put("redis-uri", "redis.uri");
+    m.put("redis-key-prefix", "redis.lease-key-prefix");
+    m.put("redis-timeout", "redis.timeout");
+    m.put("jdbc-url", "jdbc.url");
+    m.put("jdbc-username", "jdbc.username");
+    m.put("jdbc-password", "jdbc.password");
+    m.put("jdbc-table", "jdbc.lease-table");
+    m.put("jdbc-create-table", "jdbc.create-tables");
+    for (String k : List.of("epoch", "timestamp-bits", "worker-bits", "sequence-bits", "gene-bits",
+        "max-borrow-millis", "clock-backwards-max-wait")) {
+      m.put(k, k);
+    }
+    PROPERTY_OF.forEach((core, property) -> m.putIfAbsent(core, property));
+    m.remove("workerId");
+    return m;
+  }
+
+  /** Rewrites the core's lease keys ({@code lease-ttl}) as property names ({@code gene-id.lease.ttl}). */
+  static String leasePropertyNames(String coreMessage) {
+    String message = coreMessage.startsWith("space ") ? PREFIX + ".lease." + coreMessage : coreMessage;
+    Map<String, String> names = new LinkedHashMap<>();
+    LEASE_PROPERTY_OF.forEach((core, property) -> names.put(core, PREFIX + "." + property));
+    return renamed(message, names);
+  }
+
+  /**
+   * Replaces each whole word of {@code message} that is a key of {@code names} (a core setting such as
+   * {@code minStep} or {@code lease-ttl}) by its value (the property that sets it).
+   */
+  static String renamed(String message, Map<String, String> names) {
+    Pattern words = Pattern.compile("(?<![\\w.-])("
+        + String.join("|", names.keySet().stream().sorted(Comparator.comparing(String::length).reversed())
+            .map(Pattern::quote).toList())
+        + ")(?![\\w-])");
+    Matcher m = words.matcher(message);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(names.get(m.group(1))));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  /** Runs a lease step, turning an IllegalArgumentException into one naming the {@code gene-id.*} property. */
+  static <T> T leaseStep(Step<T> step) {
+    try {
+      return step.run();
+    } catch (InvalidGeneIdPropertyException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new InvalidGeneIdPropertyException(leasePropertyNames(String.valueOf(e.getMessage())), e);
+    }
   }
 
   // ---------------------------------------------------------------- accessors for the binder
@@ -271,5 +439,359 @@ public class GeneIdProperties {
 
   public void setClock(ClockSource clock) {
     this.clock = clock;
+  }
+
+  public Lease getLease() {
+    return lease;
+  }
+
+  public Redis getRedis() {
+    return redis;
+  }
+
+  public Jdbc getJdbc() {
+    return jdbc;
+  }
+
+  public Segment getSegment() {
+    return segment;
+  }
+
+  /** {@code gene-id.lease.*}: the worker-id lease, for {@code worker-assigner} redis or jdbc. */
+  public static class Lease {
+    /**
+     * The pool of worker ids (1 to 64 of A-Z a-z 0-9 . _ -): processes of one service share a space, services
+     * sharing a store use different ones. Default: default.
+     */
+    private @Nullable String space;
+
+    /** The lowest worker id of this pool (a datacenter's sub-range). Default: 0. */
+    private @Nullable Long workerIdMin;
+
+    /** The highest worker id of this pool. Default: 2^worker-bits - 1. */
+    private @Nullable Long workerIdMax;
+
+    /**
+     * How long a lease lasts without renewal, in [100ms, 1h]: a process that stops renewing (crash, pause) fences
+     * itself and its worker id is free for another after this. Use the same TTL in every process of a space.
+     */
+    private @Nullable Duration ttl;
+
+    /** How often the lease is renewed, at least 10ms and below ttl. Default: ttl / 3. */
+    private @Nullable Duration renewInterval;
+
+    /** How long start-up waits for a free worker id before it fails, in [0, 1h]. Default: 2 x ttl. */
+    private @Nullable Duration acquireTimeout;
+
+    /** The holder name stored with the lease and shown in exhaustion messages. Default: pid@host. */
+    private @Nullable String owner;
+
+    public @Nullable String getSpace() {
+      return space;
+    }
+
+    public void setSpace(@Nullable String space) {
+      this.space = space;
+    }
+
+    public @Nullable Long getWorkerIdMin() {
+      return workerIdMin;
+    }
+
+    public void setWorkerIdMin(@Nullable Long workerIdMin) {
+      this.workerIdMin = workerIdMin;
+    }
+
+    public @Nullable Long getWorkerIdMax() {
+      return workerIdMax;
+    }
+
+    public void setWorkerIdMax(@Nullable Long workerIdMax) {
+      this.workerIdMax = workerIdMax;
+    }
+
+    public @Nullable Duration getTtl() {
+      return ttl;
+    }
+
+    public void setTtl(@Nullable Duration ttl) {
+      this.ttl = ttl;
+    }
+
+    public @Nullable Duration getRenewInterval() {
+      return renewInterval;
+    }
+
+    public void setRenewInterval(@Nullable Duration renewInterval) {
+      this.renewInterval = renewInterval;
+    }
+
+    public @Nullable Duration getAcquireTimeout() {
+      return acquireTimeout;
+    }
+
+    public void setAcquireTimeout(@Nullable Duration acquireTimeout) {
+      this.acquireTimeout = acquireTimeout;
+    }
+
+    public @Nullable String getOwner() {
+      return owner;
+    }
+
+    public void setOwner(@Nullable String owner) {
+      this.owner = owner;
+    }
+  }
+
+  /** {@code gene-id.redis.*}: the Redis of worker-id leases and of segment counters (gene-id-redis). */
+  public static class Redis {
+    /** The Redis server, e.g. redis://127.0.0.1:6379/0 or redis://:password@host:6379/0. Required for Redis. */
+    private @Nullable String uri;
+
+    /** Command timeout. Default: leases ttl / 3 within [100ms, 5s], segment counters 2s. */
+    private @Nullable Duration timeout;
+
+    /** Prefix of the lease keys (<prefix>:lease:{<space>}:...). Default: gene-id. */
+    private @Nullable String leaseKeyPrefix;
+
+    /** Prefix of the segment counter keys (<prefix><tag>). */
+    private String segmentKeyPrefix = "gene-id:segment:";
+
+    public @Nullable String getUri() {
+      return uri;
+    }
+
+    public void setUri(@Nullable String uri) {
+      this.uri = uri;
+    }
+
+    public @Nullable Duration getTimeout() {
+      return timeout;
+    }
+
+    public void setTimeout(@Nullable Duration timeout) {
+      this.timeout = timeout;
+    }
+
+    public @Nullable String getLeaseKeyPrefix() {
+      return leaseKeyPrefix;
+    }
+
+    public void setLeaseKeyPrefix(@Nullable String leaseKeyPrefix) {
+      this.leaseKeyPrefix = leaseKeyPrefix;
+    }
+
+    public String getSegmentKeyPrefix() {
+      return segmentKeyPrefix;
+    }
+
+    public void setSegmentKeyPrefix(String segmentKeyPrefix) {
+      this.segmentKeyPrefix = segmentKeyPrefix;
+    }
+  }
+
+  /**
+   * {@code gene-id.jdbc.*}: the database of worker-id leases and of segments (gene-id-jdbc). Without a url the
+   * application's DataSource is used; it must be a plain one, not ShardingSphere's.
+   */
+  public static class Jdbc {
+    /**
+     * JDBC URL of the lease and segment tables. Default: the application's DataSource. Set it when that DataSource is
+     * ShardingSphere's, or when the tables live elsewhere.
+     */
+    private @Nullable String url;
+
+    /** User name for url. */
+    private @Nullable String username;
+
+    /** Password for url. */
+    private @Nullable String password;
+
+    /** The lease table (see JdbcWorkerIdAssigner.ddl). Default: gene_id_worker_lease. */
+    private @Nullable String leaseTable;
+
+    /** The segment table (see JdbcSegmentStore.ddl). */
+    private String segmentTable = "gene_id_segment";
+
+    /** Whether to run CREATE TABLE IF NOT EXISTS for the lease and segment tables at start-up. */
+    private boolean createTables;
+
+    public @Nullable String getUrl() {
+      return url;
+    }
+
+    public void setUrl(@Nullable String url) {
+      this.url = url;
+    }
+
+    public @Nullable String getUsername() {
+      return username;
+    }
+
+    public void setUsername(@Nullable String username) {
+      this.username = username;
+    }
+
+    public @Nullable String getPassword() {
+      return password;
+    }
+
+    public void setPassword(@Nullable String password) {
+      this.password = password;
+    }
+
+    public @Nullable String getLeaseTable() {
+      return leaseTable;
+    }
+
+    public void setLeaseTable(@Nullable String leaseTable) {
+      this.leaseTable = leaseTable;
+    }
+
+    public String getSegmentTable() {
+      return segmentTable;
+    }
+
+    public void setSegmentTable(String segmentTable) {
+      this.segmentTable = segmentTable;
+    }
+
+    public boolean isCreateTables() {
+      return createTables;
+    }
+
+    public void setCreateTables(boolean createTables) {
+      this.createTables = createTables;
+    }
+  }
+
+  /**
+   * {@code gene-id.segment.*}: segment mode, one {@code GeneSegmentGenerator} per tag in a
+   * {@link GeneSegmentGenerators} bean. Ids carry gene-id.gene-bits gene bits.
+   */
+  public static class Segment {
+    /** Where segments come from: jdbc or redis. Unset: no segment generators. */
+    private @Nullable SegmentStoreType store;
+
+    /** The business tags (one counter each), e.g. order, item. Required with store. */
+    private List<String> tags = new ArrayList<>();
+
+    /** Smallest segment and size of the first one, in [1, max-step]. */
+    private long minStep = 1_000;
+
+    /** Largest segment, in [min-step, 1000000000]. */
+    private long maxStep = 1_000_000;
+
+    /** How long a segment should last at the measured rate (the step adapts), in [1s, 1d]. */
+    private Duration segmentDuration = Duration.ofMinutes(10);
+
+    /** Fraction of a segment used before the next one is fetched in the background, in [0.0, 0.9]. */
+    private double prefetchRatio = 0.1;
+
+    /** How long a caller with no values left waits for the store, in [1ms, 10m]. */
+    private Duration fetchTimeout = Duration.ofSeconds(10);
+
+    /** Settings of single tags (min-step, max-step, segment-duration) that differ from the ones above. */
+    private Map<String, TagSettings> perTag = new LinkedHashMap<>();
+
+    public @Nullable SegmentStoreType getStore() {
+      return store;
+    }
+
+    public void setStore(@Nullable SegmentStoreType store) {
+      this.store = store;
+    }
+
+    public List<String> getTags() {
+      return tags;
+    }
+
+    public void setTags(List<String> tags) {
+      this.tags = tags;
+    }
+
+    public long getMinStep() {
+      return minStep;
+    }
+
+    public void setMinStep(long minStep) {
+      this.minStep = minStep;
+    }
+
+    public long getMaxStep() {
+      return maxStep;
+    }
+
+    public void setMaxStep(long maxStep) {
+      this.maxStep = maxStep;
+    }
+
+    public Duration getSegmentDuration() {
+      return segmentDuration;
+    }
+
+    public void setSegmentDuration(Duration segmentDuration) {
+      this.segmentDuration = segmentDuration;
+    }
+
+    public double getPrefetchRatio() {
+      return prefetchRatio;
+    }
+
+    public void setPrefetchRatio(double prefetchRatio) {
+      this.prefetchRatio = prefetchRatio;
+    }
+
+    public Duration getFetchTimeout() {
+      return fetchTimeout;
+    }
+
+    public void setFetchTimeout(Duration fetchTimeout) {
+      this.fetchTimeout = fetchTimeout;
+    }
+
+    public Map<String, TagSettings> getPerTag() {
+      return perTag;
+    }
+
+    public void setPerTag(Map<String, TagSettings> perTag) {
+      this.perTag = perTag;
+    }
+  }
+
+  /** {@code gene-id.segment.per-tag.<tag>.*}: one tag's settings; unset ones come from {@code gene-id.segment}. */
+  public static class TagSettings {
+    /** Smallest segment of this tag. */
+    private @Nullable Long minStep;
+
+    /** Largest segment of this tag. */
+    private @Nullable Long maxStep;
+
+    /** How long a segment of this tag should last. */
+    private @Nullable Duration segmentDuration;
+
+    public @Nullable Long getMinStep() {
+      return minStep;
+    }
+
+    public void setMinStep(@Nullable Long minStep) {
+      this.minStep = minStep;
+    }
+
+    public @Nullable Long getMaxStep() {
+      return maxStep;
+    }
+
+    public void setMaxStep(@Nullable Long maxStep) {
+      this.maxStep = maxStep;
+    }
+
+    public @Nullable Duration getSegmentDuration() {
+      return segmentDuration;
+    }
+
+    public void setSegmentDuration(@Nullable Duration segmentDuration) {
+      this.segmentDuration = segmentDuration;
+    }
   }
 }

@@ -7,6 +7,10 @@ package io.geneid.spring.boot;
 public final class InvalidGeneIdPropertyException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
+  InvalidGeneIdPropertyException(String message) {
+    super(message);
+  }
+
   InvalidGeneIdPropertyException(String message, Throwable cause) {
     super(message, cause);
   }

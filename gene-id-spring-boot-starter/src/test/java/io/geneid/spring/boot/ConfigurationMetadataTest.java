@@ -29,8 +29,17 @@ class ConfigurationMetadataTest {
     }
     assertThat(properties).containsOnlyKeys("gene-id.epoch", "gene-id.timestamp-bits", "gene-id.worker-bits",
         "gene-id.sequence-bits", "gene-id.gene-bits", "gene-id.worker-id", "gene-id.worker-assigner",
-        "gene-id.max-borrow-millis", "gene-id.clock-backwards-max-wait", "gene-id.clock");
-    properties.forEach((name, p) -> assertThat(p.path("description").asText()).as(name).hasSizeGreaterThan(20));
+        "gene-id.max-borrow-millis", "gene-id.clock-backwards-max-wait", "gene-id.clock",
+        "gene-id.lease.space", "gene-id.lease.worker-id-min", "gene-id.lease.worker-id-max", "gene-id.lease.ttl",
+        "gene-id.lease.renew-interval", "gene-id.lease.acquire-timeout", "gene-id.lease.owner",
+        "gene-id.redis.uri", "gene-id.redis.timeout", "gene-id.redis.lease-key-prefix",
+        "gene-id.redis.segment-key-prefix", "gene-id.jdbc.url", "gene-id.jdbc.username", "gene-id.jdbc.password",
+        "gene-id.jdbc.lease-table", "gene-id.jdbc.segment-table", "gene-id.jdbc.create-tables",
+        "gene-id.segment.store", "gene-id.segment.tags", "gene-id.segment.min-step", "gene-id.segment.max-step",
+        "gene-id.segment.segment-duration", "gene-id.segment.prefetch-ratio", "gene-id.segment.fetch-timeout",
+        "gene-id.segment.per-tag");
+    // every property is described (short ones such as "Password for url." included)
+    properties.forEach((name, p) -> assertThat(p.path("description").asText()).as(name).hasSizeGreaterThan(10));
     assertThat(properties.get("gene-id.epoch").get("defaultValue").asText()).isEqualTo("2025-01-01T00:00:00Z");
     assertThat(properties.get("gene-id.timestamp-bits").get("defaultValue").asInt()).isEqualTo(41);
     assertThat(properties.get("gene-id.worker-bits").get("defaultValue").asInt()).isEqualTo(8);
@@ -42,5 +51,17 @@ class ConfigurationMetadataTest {
     assertThat(properties.get("gene-id.worker-assigner").get("defaultValue").asText()).isEqualTo("static");
     assertThat(properties.get("gene-id.worker-id").has("defaultValue")).as("worker-id has no default").isFalse();
     assertThat(properties.get("gene-id.gene-bits").get("description").asText()).contains("[0, 16]");
+    assertThat(properties.get("gene-id.lease.ttl").get("defaultValue").asText()).isEqualTo("30s");
+    assertThat(properties.get("gene-id.lease.space").get("defaultValue").asText()).isEqualTo("default");
+    assertThat(properties.get("gene-id.redis.lease-key-prefix").get("defaultValue").asText()).isEqualTo("gene-id");
+    assertThat(properties.get("gene-id.redis.segment-key-prefix").get("defaultValue").asText())
+        .isEqualTo("gene-id:segment:");
+    assertThat(properties.get("gene-id.jdbc.lease-table").get("defaultValue").asText())
+        .isEqualTo("gene_id_worker_lease");
+    assertThat(properties.get("gene-id.jdbc.segment-table").get("defaultValue").asText()).isEqualTo("gene_id_segment");
+    assertThat(properties.get("gene-id.segment.min-step").get("defaultValue").asLong()).isEqualTo(1000);
+    assertThat(properties.get("gene-id.segment.segment-duration").get("defaultValue").asText()).isEqualTo("10m");
+    assertThat(properties.get("gene-id.worker-assigner").get("description").asText())
+        .contains("io.geneid:gene-id-redis");
   }
 }

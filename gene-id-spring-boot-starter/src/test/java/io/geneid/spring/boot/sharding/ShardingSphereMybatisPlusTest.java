@@ -2,6 +2,11 @@ package io.geneid.spring.boot.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+
 import com.baomidou.mybatisplus.core.batch.MybatisBatch;
 import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
 import io.geneid.core.GeneIdLayout;
@@ -23,19 +28,23 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.apache.ibatis.session.SqlSessionFactory;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.test.context.ActiveProfiles;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The whole stack: Spring Boot 3.5 + MyBatis-Plus 3.5.16 + this starter + ShardingSphere-JDBC 5.5.2 over two H2
- * databases with two tables each. Orders are inserted with spread ids, their items with ids carrying the order's
- * gene through every MyBatis-Plus insert path; the physical tables are then read directly to check that every item
- * sits in the same database and table as its order.
+ * The whole stack: Spring Boot 3.5 + MyBatis-Plus 3.5.16 + this starter + ShardingSphere-JDBC 5.5.2 with
+ * {@code GENE_MOD} over two H2 databases with two tables each. Orders are inserted with spread ids, their items with
+ * ids carrying the order's gene through every MyBatis-Plus insert path; the physical tables are then read directly
+ * to check that every item sits in the same database and table as its order, and ShardingSphere's "Actual SQL" log
+ * shows that a query by order id runs on one physical table.
  */
 @SpringBootTest(classes = ShardingTestApplication.class)
 @ActiveProfiles("sharding")
@@ -57,10 +66,46 @@ class ShardingSphereMybatisPlusTest {
 
   /** A physical node: database index and table index. */
   record Node(int database, int table) {
+    /** GENE_MOD of gene-id-sharding.yaml: database gene % 2, table (gene / 2) % 2. */
     static Node of(long id) {
-      long shard = id % 4; // == gene % 4 with 6 gene bits
-      return new Node((int) (shard % 2), (int) (shard / 2));
+      long gene = id & 63; // 6 gene bits
+      return new Node((int) (gene % 2), (int) (gene / 2 % 2));
     }
+  }
+
+  private static final Pattern ACTUAL_SQL = Pattern.compile("^Actual SQL: ds_(\\d) ::: .*\\bt_order_item_(\\d)\\b.*",
+      Pattern.DOTALL);
+
+  /**
+   * The physical statements ShardingSphere ran for {@code query}, from its "Actual SQL" log lines (one per statement
+   * sent to a data source; {@code sql-show: true} in gene-id-sharding.yaml), as the nodes of t_order_item they hit.
+   */
+  private static List<Node> physicalItemStatements(Runnable query) {
+    Logger sql = (Logger) LoggerFactory.getLogger("ShardingSphere-SQL");
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    Level level = sql.getLevel();
+    boolean additive = sql.isAdditive();
+    sql.addAppender(appender);
+    sql.setLevel(Level.INFO);
+    sql.setAdditive(false);
+    try {
+      query.run();
+    } finally {
+      sql.detachAppender(appender);
+      sql.setLevel(level);
+      sql.setAdditive(additive);
+    }
+    List<Node> nodes = new ArrayList<>();
+    for (ILoggingEvent event : appender.list) {
+      String message = event.getFormattedMessage();
+      if (message.startsWith("Actual SQL")) {
+        Matcher m = ACTUAL_SQL.matcher(message);
+        assertThat(m.matches()).as("a statement on one t_order_item table: %s", message).isTrue();
+        nodes.add(new Node(Integer.parseInt(m.group(1)), Integer.parseInt(m.group(2))));
+      }
+    }
+    return nodes;
   }
 
   private static Connection physical(int database) throws SQLException {
@@ -167,6 +212,30 @@ class ShardingSphereMybatisPlusTest {
     for (OrderItem i : list) {
       assertThat(items.selectById(i.getId()).getOrderId()).isEqualTo(i.getOrderId());
     }
+  }
+
+  @Test
+  void aQueryByOrderIdRunsOnOnePhysicalTable() throws SQLException {
+    List<Order> parents = insertOrders(8);
+    List<OrderItem> list = itemsOf(parents, "q");
+    items.insert(list);
+    assertCoLocated(8, 16);
+    Set<Node> reached = new HashSet<>();
+    for (Order o : parents) {
+      List<Node> byOrder = physicalItemStatements(() -> assertThat(items.selectList(
+          new QueryWrapper<OrderItem>().eq("order_id", o.getId()))).hasSize(2));
+      assertThat(byOrder).as("physical statements of a query by order id %d", o.getId())
+          .containsExactly(Node.of(o.getId()));
+      reached.add(byOrder.get(0));
+    }
+    assertThat(reached).as("the orders' items are spread over all 4 tables").hasSize(4);
+    OrderItem one = list.get(3);
+    assertThat(physicalItemStatements(() -> assertThat(items.selectById(one.getId())).isNotNull()))
+        .containsExactly(Node.of(one.getOrderId()));
+    // without a sharding column ShardingSphere must ask every table (one statement per database or per table)
+    List<Node> bySku = physicalItemStatements(() -> assertThat(items.selectList(
+        new QueryWrapper<OrderItem>().eq("sku", "q-a"))).hasSize(8));
+    assertThat(bySku).hasSizeGreaterThan(1);
   }
 
   @Test

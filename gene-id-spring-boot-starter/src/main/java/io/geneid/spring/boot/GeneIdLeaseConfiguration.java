@@ -1,0 +1,162 @@
+package io.geneid.spring.boot;
+
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.LeasedGeneGenerator;
+import io.geneid.core.WorkerIdAssigners;
+import io.geneid.spring.boot.GeneIdProperties.ClockSource;
+import io.geneid.spring.boot.GeneIdProperties.WorkerAssigner;
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.util.Locale;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionOutcome;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.SpringBootCondition;
+import org.springframework.boot.context.properties.bind.BindException;
+import org.springframework.boot.context.properties.bind.Binder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.ConditionContext;
+import org.springframework.context.annotation.Conditional;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
+import org.springframework.core.type.AnnotatedTypeMetadata;
+import org.springframework.util.ClassUtils;
+
+/**
+ * The {@link LeasedGeneGenerator} of {@code gene-id.worker-assigner: redis | jdbc}, imported by
+ * {@link GeneIdAutoConfiguration}. Closed (lease released, high-water mark recorded) when the context closes.
+ */
+@Configuration(proxyBeanMethods = false)
+class GeneIdLeaseConfiguration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GeneIdLeaseConfiguration.class);
+
+  static final String REDIS_PROBE = "io.geneid.redis.RedisWorkerIdAssigner";
+  static final String JDBC_PROBE = "io.geneid.jdbc.JdbcWorkerIdAssigner";
+  private static final String SHARDINGSPHERE_CONNECTION =
+      "org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection";
+
+  /**
+   * The leased generator. For redis, and for jdbc with {@code gene-id.jdbc.url}, it is the JVM-wide instance of
+   * {@link WorkerIdAssigners#sharedGenerator(Map)} for {@link GeneIdProperties#leaseProperties(boolean)}; for jdbc
+   * over the application's DataSource it is this context's own.
+   *
+   * @throws InvalidGeneIdPropertyException naming the property that is missing, out of range or inconsistent, or the
+   *     artifact to add
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnMissingBean(GeneIdGenerator.class)
+  @Conditional(OnLeasedWorkerAssigner.class)
+  LeasedGeneGenerator leasedGeneGenerator(GeneIdProperties properties, ObjectProvider<DataSource> dataSources,
+      ResourceLoader resources) {
+    WorkerAssigner type = properties.getWorkerAssigner();
+    String what = GeneIdProperties.PREFIX + ".worker-assigner=" + type.name().toLowerCase(Locale.ROOT);
+    ClassLoader loader = resources.getClassLoader();
+    requireModule(what, type == WorkerAssigner.REDIS ? "gene-id-redis" : "gene-id-jdbc",
+        type == WorkerAssigner.REDIS ? REDIS_PROBE : JDBC_PROBE, loader);
+    if (properties.getWorkerId() != null) {
+      throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".worker-id must not be set with " + what
+          + ": the worker id is leased from the store (remove " + GeneIdProperties.PREFIX + ".worker-id, or use "
+          + GeneIdProperties.PREFIX + ".worker-assigner=static)");
+    }
+    if (properties.getClock() == ClockSource.WALL) {
+      throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".clock=wall is only supported with "
+          + GeneIdProperties.PREFIX + ".worker-assigner=static; a leased generator uses the system clock and moves"
+          + " to a fresh worker id when it steps back");
+    }
+    properties.layout(); // layout mistakes are reported as in static mode
+    checkRenewInterval(properties.getLease());
+    LeasedGeneGenerator generator;
+    if (type == WorkerAssigner.JDBC && properties.getJdbc().getUrl() == null) {
+      DataSource dataSource = applicationDataSource(dataSources, loader, what);
+      generator = GeneIdProperties.leaseStep(() -> JdbcSupport.leasedGenerator(properties, dataSource));
+    } else {
+      Map<String, String> props = properties.leaseProperties(true);
+      GeneIdGenerator shared = GeneIdProperties.leaseStep(() -> WorkerIdAssigners.sharedGenerator(props));
+      if (!(shared instanceof LeasedGeneGenerator leased)) {
+        throw new IllegalStateException("WorkerIdAssigners.sharedGenerator returned " + shared + " for " + what);
+      }
+      generator = leased;
+    }
+    LOG.info("gene-id: leased worker id {} of space '{}': {}", generator.workerId(), generator.space(), generator);
+    return generator;
+  }
+
+  /** Checked here, before a store connection is opened that a failing generator would not close. */
+  private static void checkRenewInterval(GeneIdProperties.Lease lease) {
+    java.time.Duration renew = lease.getRenewInterval();
+    if (renew == null) {
+      return;
+    }
+    java.time.Duration ttl = lease.getTtl() != null ? lease.getTtl() : WorkerIdAssigners.DEFAULT_TTL;
+    if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
+      throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".lease.renew-interval must be in [10ms, "
+          + ttl.toMillis() + "ms) (below " + GeneIdProperties.PREFIX + ".lease.ttl) but was " + renew.toMillis()
+          + "ms");
+    }
+  }
+
+  /**
+   * Fails unless {@code probe} (a class of {@code artifact}) is on the class path.
+   *
+   * @throws InvalidGeneIdPropertyException naming the setting that needs it and the dependency to add
+   */
+  static void requireModule(String what, String artifact, String probe, @Nullable ClassLoader loader) {
+    if (!ClassUtils.isPresent(probe, loader)) {
+      throw new InvalidGeneIdPropertyException(what + " needs io.geneid:" + artifact + " on the class path: add the"
+          + " dependency io.geneid:" + artifact);
+    }
+  }
+
+  /**
+   * The application's one DataSource, checked not to be ShardingSphere's (lease and segment tables must not be
+   * routed by it).
+   *
+   * @throws InvalidGeneIdPropertyException if there is none, several without a primary, or ShardingSphere's
+   */
+  static DataSource applicationDataSource(ObjectProvider<DataSource> dataSources, @Nullable ClassLoader loader,
+      String what) {
+    DataSource dataSource = dataSources.getIfUnique();
+    if (dataSource == null) {
+      throw new InvalidGeneIdPropertyException(what + " needs " + GeneIdProperties.PREFIX + ".jdbc.url or one"
+          + " DataSource bean (found none, or several and none @Primary)");
+    }
+    if (ClassUtils.isPresent(SHARDINGSPHERE_CONNECTION, loader)) {
+      boolean sharded;
+      try (Connection c = dataSource.getConnection()) {
+        sharded = c.isWrapperFor(ClassUtils.forName(SHARDINGSPHERE_CONNECTION, loader));
+      } catch (SQLException | ClassNotFoundException e) {
+        throw new IllegalStateException(what + ": cannot open a connection of the application's DataSource: " + e,
+            e);
+      }
+      if (sharded) {
+        throw new InvalidGeneIdPropertyException(what + " cannot keep its table behind the application's"
+            + " ShardingSphere DataSource: set " + GeneIdProperties.PREFIX + ".jdbc.url (and username, password) to"
+            + " a plain database");
+      }
+    }
+    return dataSource;
+  }
+
+  /** Matches {@code gene-id.worker-assigner} redis or jdbc. */
+  static final class OnLeasedWorkerAssigner extends SpringBootCondition {
+    @Override
+    public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
+      WorkerAssigner assigner;
+      try {
+        assigner = Binder.get(context.getEnvironment())
+            .bind(GeneIdProperties.PREFIX + ".worker-assigner", WorkerAssigner.class).orElse(WorkerAssigner.STATIC);
+      } catch (BindException e) {
+        return ConditionOutcome.noMatch("gene-id.worker-assigner does not bind: " + e.getMessage());
+      }
+      return assigner == WorkerAssigner.REDIS || assigner == WorkerAssigner.JDBC
+          ? ConditionOutcome.match("gene-id.worker-assigner is " + assigner)
+          : ConditionOutcome.noMatch("gene-id.worker-assigner is " + assigner);
+    }
+  }
+}

@@ -1,0 +1,152 @@
+package io.geneid.spring.boot;
+
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneSegmentGenerator;
+import io.geneid.core.SegmentStore;
+import io.geneid.spring.boot.GeneIdProperties.Segment;
+import io.geneid.spring.boot.GeneIdProperties.SegmentStoreType;
+import io.geneid.spring.boot.GeneIdProperties.TagSettings;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import javax.sql.DataSource;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
+import org.springframework.boot.jdbc.DataSourceBuilder;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.io.ResourceLoader;
+
+/** The {@link GeneSegmentGenerators} of {@code gene-id.segment.*}, imported by {@link GeneIdAutoConfiguration}. */
+@Configuration(proxyBeanMethods = false)
+class GeneIdSegmentConfiguration {
+
+  private static final Logger LOG = LoggerFactory.getLogger(GeneIdSegmentConfiguration.class);
+  private static final String SEGMENT = GeneIdProperties.PREFIX + ".segment";
+  private static final Duration DEFAULT_REDIS_TIMEOUT = Duration.ofSeconds(2);
+
+  /**
+   * One generator per tag. Each fetches its first segment here, so an unreachable store fails start-up.
+   *
+   * @throws InvalidGeneIdPropertyException naming the property that is missing or out of range, or the artifact to add
+   */
+  @Bean(destroyMethod = "close")
+  @ConditionalOnProperty(prefix = SEGMENT, name = "store")
+  @ConditionalOnMissingBean
+  GeneSegmentGenerators geneSegmentGenerators(GeneIdProperties properties, ObjectProvider<DataSource> dataSources,
+      ResourceLoader resources) {
+    Segment segment = properties.getSegment();
+    SegmentStoreType type = segment.getStore();
+    if (type == null) {
+      throw new InvalidGeneIdPropertyException(SEGMENT + ".store must be jdbc or redis");
+    }
+    List<String> tags = checkedTags(segment);
+    GeneIdLayout layout = properties.layout();
+    String what = SEGMENT + ".store=" + type.name().toLowerCase(java.util.Locale.ROOT);
+    ClassLoader loader = resources.getClassLoader();
+    List<AutoCloseable> owned = new ArrayList<>();
+    Map<String, GeneSegmentGenerator> generators = new LinkedHashMap<>();
+    try {
+      SegmentStore store;
+      if (type == SegmentStoreType.JDBC) {
+        GeneIdLeaseConfiguration.requireModule(what, "gene-id-jdbc", "io.geneid.jdbc.JdbcSegmentStore", loader);
+        GeneIdProperties.Jdbc jdbc = properties.getJdbc();
+        DataSource dataSource;
+        if (jdbc.getUrl() != null) {
+          dataSource = DataSourceBuilder.create(loader).url(jdbc.getUrl()).username(jdbc.getUsername())
+              .password(jdbc.getPassword()).build();
+          if (dataSource instanceof AutoCloseable closeable) {
+            owned.add(closeable);
+          }
+        } else {
+          dataSource = GeneIdLeaseConfiguration.applicationDataSource(dataSources, loader, what);
+        }
+        store = renamed(Map.of("table", GeneIdProperties.PREFIX + ".jdbc.segment-table"),
+            () -> JdbcSupport.segmentStore(jdbc, dataSource));
+      } else {
+        GeneIdLeaseConfiguration.requireModule(what, "gene-id-redis", "io.geneid.redis.RedisSegmentStore", loader);
+        GeneIdProperties.Redis redis = properties.getRedis();
+        String uri = redis.getUri();
+        if (uri == null || uri.isBlank()) {
+          throw new InvalidGeneIdPropertyException(what + " needs " + GeneIdProperties.PREFIX
+              + ".redis.uri, e.g. redis://127.0.0.1:6379/0");
+        }
+        Duration timeout = redis.getTimeout() != null ? redis.getTimeout() : DEFAULT_REDIS_TIMEOUT;
+        store = renamed(Map.of("timeout", GeneIdProperties.PREFIX + ".redis.timeout"),
+            () -> RedisSupport.segmentStore(uri, redis.getSegmentKeyPrefix(), timeout));
+        owned.add((AutoCloseable) store); // RedisSegmentStore owns its client
+      }
+      for (String tag : tags) {
+        generators.put(tag, generator(store, tag, layout, segment));
+      }
+    } catch (RuntimeException e) {
+      new GeneSegmentGenerators(generators, owned).close();
+      throw e;
+    }
+    GeneSegmentGenerators result = new GeneSegmentGenerators(generators, owned);
+    LOG.info("gene-id: segment generators {}", result);
+    return result;
+  }
+
+  private static List<String> checkedTags(Segment segment) {
+    List<String> tags = new ArrayList<>();
+    for (String tag : segment.getTags()) {
+      String t = tag.trim();
+      if (t.isEmpty() || tags.contains(t)) {
+        throw new InvalidGeneIdPropertyException(SEGMENT + ".tags must hold distinct, non-empty tags but was "
+            + segment.getTags());
+      }
+      tags.add(t);
+    }
+    if (tags.isEmpty()) {
+      throw new InvalidGeneIdPropertyException(SEGMENT + ".tags must name at least one business tag (e.g. order,"
+          + " item) when " + SEGMENT + ".store is set");
+    }
+    for (String tag : segment.getPerTag().keySet()) {
+      if (!tags.contains(tag)) {
+        throw new InvalidGeneIdPropertyException(SEGMENT + ".per-tag." + tag + " names a tag that is not in "
+            + SEGMENT + ".tags " + tags);
+      }
+    }
+    return tags;
+  }
+
+  private static GeneSegmentGenerator generator(SegmentStore store, String tag, GeneIdLayout layout,
+      Segment segment) {
+    TagSettings own = segment.getPerTag().get(tag);
+    String tagPrefix = SEGMENT + ".per-tag." + tag + ".";
+    boolean ownMin = own != null && own.getMinStep() != null;
+    boolean ownMax = own != null && own.getMaxStep() != null;
+    boolean ownDuration = own != null && own.getSegmentDuration() != null;
+    Map<String, String> names = Map.of(
+        "minStep", (ownMin ? tagPrefix : SEGMENT + ".") + "min-step",
+        "maxStep", (ownMax ? tagPrefix : SEGMENT + ".") + "max-step",
+        "segmentDuration", (ownDuration ? tagPrefix : SEGMENT + ".") + "segment-duration",
+        "prefetchRatio", SEGMENT + ".prefetch-ratio",
+        "fetchTimeout", SEGMENT + ".fetch-timeout",
+        "bizTag", SEGMENT + ".tags");
+    return renamed(names, () -> GeneSegmentGenerator.builder(store, tag)
+        .layout(layout)
+        .minStep(ownMin ? own.getMinStep() : segment.getMinStep())
+        .maxStep(ownMax ? own.getMaxStep() : segment.getMaxStep())
+        .segmentDuration(ownDuration ? own.getSegmentDuration() : segment.getSegmentDuration())
+        .prefetchRatio(segment.getPrefetchRatio())
+        .fetchTimeout(segment.getFetchTimeout())
+        .build());
+  }
+
+  private static <T> T renamed(Map<String, String> names, GeneIdProperties.Step<T> step) {
+    try {
+      return step.run();
+    } catch (InvalidGeneIdPropertyException e) {
+      throw e;
+    } catch (IllegalArgumentException e) {
+      throw new InvalidGeneIdPropertyException(GeneIdProperties.renamed(String.valueOf(e.getMessage()), names), e);
+    }
+  }
+}
