@@ -567,6 +567,11 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     return layout;
   }
 
+  /** The time source of id timestamps. */
+  public GeneClock clock() {
+    return clock;
+  }
+
   public WorkerIdAssigner assigner() {
     return assigner;
   }
