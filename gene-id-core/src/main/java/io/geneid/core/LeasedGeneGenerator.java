@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -87,7 +88,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     volatile String revokedReason = "";
     volatile long revokedAtMillis;
     /** Whether {@link #fencings} already counts this holding's loss; reset by a successful renewal. */
-    volatile boolean lossCounted;
+    final AtomicBoolean lossCounted = new AtomicBoolean();
 
     Holding(WorkerLease lease, GeneSnowflakeGenerator ids) {
       this.lease = lease;
@@ -373,7 +374,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     h.lease = renewed;
     h.renewedAtMillis = sentWall;
     h.deadlineNanos = sent + deadlineNanos;
-    h.lossCounted = false; // a lease revived after a lapse can lapse again
+    h.lossCounted.set(false); // a lease revived after a lapse can lapse again
   }
 
   private void renewNow(Holding h) {
@@ -447,9 +448,8 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
           return;
         }
         Holding h = holding;
-        if (h != null && !h.revoked && !h.lossCounted && lapsed(h)) {
-          h.lossCounted = true; // the deadline passed before this renewal: the lease was lost, however briefly
-          fencings.incrementAndGet();
+        if (h != null && !h.revoked && lapsed(h)) {
+          countLoss(h); // the deadline passed before this renewal: the lease was lost, however briefly
         }
         if (h == null || h.revoked) {
           Holding next = acquireHolding();
@@ -463,10 +463,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
             leasesLost.incrementAndGet();
             renewalFailures.incrementAndGet();
             failureCounted = true;
-            if (!h.lossCounted) {
-              h.lossCounted = true;
-              fencings.incrementAndGet();
-            }
+            countLoss(h);
             lastRenewalError = e;
             LOG.log(Level.WARNING, () -> "fenced: " + e.getMessage());
             Holding next = acquireHolding();
@@ -518,6 +515,13 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     String key = registryKey;
     if (key != null) {
       GeneIdRegistry.removeShared(key, this);
+    }
+  }
+
+  /** Counts the loss of {@code h}'s lease once, whoever sees it first (a snapshot or the renewal thread). */
+  private void countLoss(Holding h) {
+    if (h.lossCounted.compareAndSet(false, true)) {
+      fencings.incrementAndGet();
     }
   }
 
@@ -608,7 +612,12 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     Holding h = holding;
     Duration remaining = Duration.ZERO;
     if (!closed && h != null && !h.revoked) {
-      remaining = Duration.ofNanos(Math.max(0, h.deadlineNanos - System.nanoTime()));
+      long left = h.deadlineNanos - System.nanoTime();
+      if (left > 0) {
+        remaining = Duration.ofNanos(left);
+      } else {
+        countLoss(h);
+      }
     }
     Throwable last = lastRenewalError;
     return new LeasedGeneStats(ids, h == null ? -1 : h.lease.workerId(), remaining, ttl, renewalFailures.get(),

@@ -62,6 +62,7 @@ class LeasedGeneIdMetricsTest {
       assertThat(counter(GeneIdMetrics.LEASE_FENCINGS, tags)).isZero();
       assertThat(counter(GeneIdMetrics.LEASE_SWITCHES, tags)).isZero();
       assertThat(millis(GeneIdMetrics.TIMESTAMP_REMAINING, tags)).isGreaterThan(TimeUnit.DAYS.toMillis(365L * 60));
+      System.out.println(registry.getMetersAsString());
       assertThat(registry.getMeters()).hasSize(12)
           .allSatisfy(m -> assertThat(m.getId().getTag("worker.id")).isNull());
       g.close();

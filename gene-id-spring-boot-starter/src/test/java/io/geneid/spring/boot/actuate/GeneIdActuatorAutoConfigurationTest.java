@@ -153,6 +153,8 @@ class GeneIdActuatorAutoConfigurationTest {
       assertThat(d).containsEntry("kind", "static").containsEntry("workerId", generator.workerId())
           .containsEntry("status", "UP").containsEntry("layout", "T41-W8-S8-G6 from 2025-01-01T00:00:00Z")
           .containsEntry("idsIssued", 1L);
+      System.out.println("GET /actuator/health/geneid, static worker id:\n"
+          + new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(health));
       assertThat(context).getBeanNames(GeneIdHealthIndicator.class).containsExactly("geneidHealthIndicator");
     });
     runner.withPropertyValues(worker(), "management.health.geneid.enabled=false")
@@ -228,12 +230,13 @@ class GeneIdActuatorAutoConfigurationTest {
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);
             assertThat(d).containsEntry("status", "DOWN").containsEntry("issuing", false)
                 .containsEntry("workerId", worker).containsEntry("space", space)
-                .containsEntry("leaseRemaining", "0 ms")
+                .containsEntry("leaseRemaining", "0 ms").containsEntry("fencings", 1L)
                 .containsEntry("reason", "the worker-id lease is lost: no ids are issued until a worker id is leased"
                     + " again");
             assertThat((String) d.get("lastRenewalError")).isNotBlank();
             assertThat((Long) d.get("renewalFailures")).isPositive();
-            System.out.println("geneid health with the lease store gone: " + down);
+            System.out.println("GET /actuator/health/geneid, lease store gone:\n"
+                + new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(down));
           });
     }
   }
