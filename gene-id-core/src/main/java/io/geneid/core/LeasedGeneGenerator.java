@@ -9,6 +9,7 @@ import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
@@ -66,11 +67,15 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   private final AtomicLong leasesAcquired = new AtomicLong();
   private final AtomicLong leasesLost = new AtomicLong();
   private final AtomicLong workerSwitches = new AtomicLong();
+  private final AtomicLong renewalFailures = new AtomicLong();
+  private final AtomicLong fencings = new AtomicLong();
 
   private volatile @Nullable Holding holding;
   private volatile @Nullable Throwable lastRenewalError;
   private volatile boolean closed;
   private volatile @Nullable String registryKey;
+  /** The id figures of the worker ids given up, with the holding they were last paired with; see {@link #stats()}. */
+  private volatile @Nullable Tally tally;
 
   /** One worker id held: its lease, its id engine and its fencing state. */
   private static final class Holding {
@@ -82,11 +87,27 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     volatile boolean revoked;
     volatile String revokedReason = "";
     volatile long revokedAtMillis;
+    /** Whether {@link #fencings} already counts this holding's loss; reset by a successful renewal. */
+    final AtomicBoolean lossCounted = new AtomicBoolean();
 
     Holding(WorkerLease lease, GeneSnowflakeGenerator ids) {
       this.lease = lease;
       this.ids = ids;
       this.deadlineNanos = System.nanoTime() - 1;
+    }
+  }
+
+  /**
+   * Running totals of the id figures of every worker id given up, and the holding whose figures come on top. One
+   * immutable object, replaced under {@link #lock}, so {@link #stats()} never counts a holding twice or not at all.
+   */
+  private record Tally(long idsIssued, long clockStepBacks, long largestStepBackMillis, long clockWaits,
+      Holding current) {
+
+    Tally retire(Holding next) {
+      GeneSnowflakeStats s = current.ids.stats();
+      return new Tally(idsIssued + s.idsIssued(), clockStepBacks + s.clockStepBacks(),
+          Math.max(largestStepBackMillis, s.largestClockStepBack().toMillis()), clockWaits + s.clockWaits(), next);
     }
   }
 
@@ -128,7 +149,9 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   private LeasedGeneGenerator start() {
     try {
       synchronized (lock) {
-        holding = acquireHolding();
+        Holding first = acquireHolding();
+        holding = first;
+        tally = new Tally(0, 0, 0, 0, first);
       }
     } catch (RuntimeException e) {
       renewer.shutdownNow();
@@ -351,6 +374,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     h.lease = renewed;
     h.renewedAtMillis = sentWall;
     h.deadlineNanos = sent + deadlineNanos;
+    h.lossCounted.set(false); // a lease revived after a lapse can lapse again
   }
 
   private void renewNow(Holding h) {
@@ -359,6 +383,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
         try {
           renewHolding(h);
         } catch (RuntimeException e) {
+          renewalFailures.incrementAndGet();
           lastRenewalError = e;
         }
       }
@@ -387,6 +412,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       holding = next;
       revoke(h, "moved to worker id " + next.lease.workerId() + " after the clock moved back: "
           + cause.getMessage());
+      retire(h, next);
       workerSwitches.incrementAndGet();
       // every id returned from h passed the fencing check before revoke(), so this mark covers all of them
       releaseQuietly(h.lease, h.ids.highWaterMark());
@@ -415,28 +441,42 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
 
   private void tick() {
     long delay = renewIntervalNanos;
+    boolean failureCounted = false;
     try {
       synchronized (lock) {
         if (closed) {
           return;
         }
         Holding h = holding;
+        if (h != null && !h.revoked && lapsed(h)) {
+          countLoss(h); // the deadline passed before this renewal: the lease was lost, however briefly
+        }
         if (h == null || h.revoked) {
-          holding = acquireHolding();
+          Holding next = acquireHolding();
+          holding = next;
+          retire(h, next);
         } else {
           try {
             renewHolding(h);
           } catch (WorkerLeaseLostException e) {
             revoke(h, e.getMessage());
             leasesLost.incrementAndGet();
+            renewalFailures.incrementAndGet();
+            failureCounted = true;
+            countLoss(h);
             lastRenewalError = e;
             LOG.log(Level.WARNING, () -> "fenced: " + e.getMessage());
-            holding = acquireHolding();
+            Holding next = acquireHolding();
+            holding = next;
+            retire(h, next);
           }
         }
         lastRenewalError = null;
       }
     } catch (Throwable t) {
+      if (!failureCounted) {
+        renewalFailures.incrementAndGet();
+      }
       lastRenewalError = t;
       delay = retryIntervalNanos;
       if (!closed) {
@@ -478,6 +518,23 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     }
   }
 
+  /** Counts the loss of {@code h}'s lease once, whoever sees it first (a snapshot or the renewal thread). */
+  private void countLoss(Holding h) {
+    if (h.lossCounted.compareAndSet(false, true)) {
+      fencings.incrementAndGet();
+    }
+  }
+
+  /** Adds the figures of {@code old}, given up for {@code next}, to the running totals. Caller holds the lock. */
+  private void retire(@Nullable Holding old, Holding next) {
+    Tally t = tally;
+    if (t != null && t.current == old) {
+      tally = t.retire(next);
+    } else if (t != null) {
+      tally = new Tally(t.idsIssued, t.clockStepBacks, t.largestStepBackMillis, t.clockWaits, next);
+    }
+  }
+
   void registeredAs(String key) {
     this.registryKey = key;
   }
@@ -514,6 +571,11 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     return layout;
   }
 
+  /** The time source of id timestamps. */
+  public GeneClock clock() {
+    return clock;
+  }
+
   public WorkerIdAssigner assigner() {
     return assigner;
   }
@@ -531,6 +593,40 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   /** How many times a clock step back moved this generator to a fresh worker id. */
   public long workerSwitches() {
     return workerSwitches.get();
+  }
+
+  /**
+   * What this generator has done and how its lease stands: ids summed over every worker id it has held, time left
+   * until it fences itself, failed renewals, lost leases, worker-id moves. Cheap enough to call on every metrics
+   * scrape: it takes no lock and does not touch the store.
+   */
+  public LeasedGeneStats stats() {
+    Tally t = Objects.requireNonNull(tally, "started");
+    GeneSnowflakeStats current = t.current.ids.stats();
+    GeneSnowflakeStats ids = new GeneSnowflakeStats(
+        t.idsIssued + current.idsIssued(),
+        current.borrowDebt(),
+        t.clockStepBacks + current.clockStepBacks(),
+        Duration.ofMillis(Math.max(t.largestStepBackMillis, current.largestClockStepBack().toMillis())),
+        t.clockWaits + current.clockWaits());
+    Holding h = holding;
+    Duration remaining = Duration.ZERO;
+    if (!closed && h != null && !h.revoked) {
+      long left = h.deadlineNanos - System.nanoTime();
+      if (left > 0) {
+        remaining = Duration.ofNanos(left);
+      } else {
+        countLoss(h);
+      }
+    }
+    Throwable last = lastRenewalError;
+    return new LeasedGeneStats(ids, h == null ? -1 : h.lease.workerId(), remaining, ttl, renewalFailures.get(),
+        fencings.get(), workerSwitches.get(), isIssuing(), last == null ? null : last.getMessage() != null ? last.getMessage() : last.toString());
+  }
+
+  /** The lease time to live of the assigner: how long ids may be issued after the last successful renewal. */
+  public Duration ttl() {
+    return ttl;
   }
 
   /** The error of the last failed renewal, cleared by the next success. */

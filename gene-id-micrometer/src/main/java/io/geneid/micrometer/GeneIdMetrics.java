@@ -1,9 +1,14 @@
 package io.geneid.micrometer;
 
+import io.geneid.core.GeneClock;
+import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.GeneSnowflakeStats;
+import io.geneid.core.LeasedGeneGenerator;
 import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -11,22 +16,25 @@ import io.micrometer.core.instrument.TimeGauge;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Registers Micrometer meters over {@link GeneSnowflakeGenerator#stats()} for one or more generators.
+ * Registers Micrometer meters over {@link GeneSnowflakeGenerator#stats()} and {@link LeasedGeneGenerator#stats()}
+ * for one or more generators.
  *
  * <pre>{@code
- * GeneIdMetrics.of(generator).bindTo(meterRegistry);      // one generator
+ * GeneIdMetrics.of(generator).bindTo(meterRegistry);      // one generator (static or leased worker id)
  * GeneIdMetrics.registered().bindTo(meterRegistry);       // every generator in GeneIdRegistry
  * }</pre>
  *
  * <table>
- * <caption>Meters, each tagged {@code worker.id}, {@code layout} ({@code T41-W8-S8-G6}) and {@code epoch}</caption>
+ * <caption>Meters of every generator</caption>
  * <tr><th>name</th><th>type</th><th>what</th></tr>
  * <tr><td>{@value #IDS_ISSUED}</td><td>function counter</td><td>ids issued</td></tr>
  * <tr><td>{@value #BORROW_DEBT}</td><td>time gauge</td><td>how far the furthest gene is ahead of the clock</td></tr>
@@ -36,6 +44,27 @@ import java.util.function.Supplier;
  * <tr><td>{@value #TIMESTAMP_REMAINING}</td><td>time gauge</td><td>time until the layout's timestamp field runs
  * out</td></tr>
  * </table>
+ *
+ * <table>
+ * <caption>Meters of a {@link LeasedGeneGenerator} only</caption>
+ * <tr><th>name</th><th>type</th><th>what</th></tr>
+ * <tr><td>{@value #LEASE_REMAINING}</td><td>time gauge</td><td>time left before the generator fences itself unless
+ * a renewal succeeds; 0 once fenced</td></tr>
+ * <tr><td>{@value #LEASE_RENEWAL_FAILURES}</td><td>function counter</td><td>renewal rounds that failed</td></tr>
+ * <tr><td>{@value #LEASE_FENCINGS}</td><td>function counter</td><td>leases lost (lapsed or refused by the
+ * store)</td></tr>
+ * <tr><td>{@value #LEASE_SWITCHES}</td><td>function counter</td><td>moves to a fresh worker id after a clock step
+ * back</td></tr>
+ * <tr><td>{@value #LEASE_ISSUING}</td><td>gauge</td><td>1 while ids can be issued, 0 while fenced</td></tr>
+ * <tr><td>{@value #WORKER_ID}</td><td>gauge</td><td>the worker id held now</td></tr>
+ * </table>
+ *
+ * <p>Tags: a generator with a fixed worker id is tagged {@code worker.id}, {@code layout} ({@code T41-W8-S8-G6}) and
+ * {@code epoch}. A leased generator is tagged {@code space}, {@code layout} and {@code epoch}, not by worker id, so
+ * its series survive a move to another worker id; its id counters are running totals over every worker id it has
+ * held and never drop, and {@value #WORKER_ID} says which one it holds. Micrometer's Prometheus registry wants one set
+ * of tag keys per meter name, so a process should bind one kind only (a process normally has one source of worker
+ * ids anyway).
  *
  * <p>Meters read the generator when the registry is scraped; issuing ids costs nothing more. Meters hold the
  * generator weakly, as Micrometer's function meters do: a generator from {@link GeneIdRegistry} lives as long as the
@@ -56,11 +85,23 @@ public final class GeneIdMetrics implements MeterBinder {
   public static final String CLOCK_WAITS = "geneid.clock.waits";
   /** Time left until the layout's timestamp field runs out (time gauge). */
   public static final String TIMESTAMP_REMAINING = "geneid.timestamp.remaining";
+  /** Lease time left before fencing, 0 once fenced (time gauge; leased generators). */
+  public static final String LEASE_REMAINING = "geneid.lease.remaining";
+  /** Failed lease renewal rounds (function counter; leased generators). */
+  public static final String LEASE_RENEWAL_FAILURES = "geneid.lease.renewal.failures";
+  /** Leases lost: lapsed or refused by the store (function counter; leased generators). */
+  public static final String LEASE_FENCINGS = "geneid.lease.fencings";
+  /** Moves to a fresh worker id after a clock step back (function counter; leased generators). */
+  public static final String LEASE_SWITCHES = "geneid.lease.switches";
+  /** 1 while the generator can issue ids, 0 while fenced or closed (gauge; leased generators). */
+  public static final String LEASE_ISSUING = "geneid.lease.issuing";
+  /** The worker id held now (gauge; leased generators). */
+  public static final String WORKER_ID = "geneid.worker.id";
 
-  private final Supplier<Collection<GeneSnowflakeGenerator>> generators;
+  private final Supplier<Collection<? extends GeneIdGenerator>> generators;
   private final Tags extraTags;
 
-  private GeneIdMetrics(Supplier<Collection<GeneSnowflakeGenerator>> generators, Tags extraTags) {
+  private GeneIdMetrics(Supplier<Collection<? extends GeneIdGenerator>> generators, Tags extraTags) {
     this.generators = generators;
     this.extraTags = extraTags;
   }
@@ -77,9 +118,37 @@ public final class GeneIdMetrics implements MeterBinder {
     return new GeneIdMetrics(() -> list, Tags.empty());
   }
 
-  /** Meters for every generator in {@link GeneIdRegistry} when {@link #bindTo(MeterRegistry)} runs. */
+  /** Meters for these generators with leased worker ids, lease meters included. */
+  public static GeneIdMetrics of(LeasedGeneGenerator... generators) {
+    List<LeasedGeneGenerator> list = List.copyOf(Arrays.asList(generators));
+    return new GeneIdMetrics(() -> list, Tags.empty());
+  }
+
+  /**
+   * Meters for whichever of these generators have figures to show: {@link GeneSnowflakeGenerator} and
+   * {@link LeasedGeneGenerator}. Other kinds (the segment generator) have no meters yet and are passed over. What a
+   * container hands over as its {@link GeneIdGenerator} beans goes here.
+   */
+  public static GeneIdMetrics ofGenerators(Collection<? extends GeneIdGenerator> generators) {
+    List<GeneIdGenerator> list = List.copyOf(generators);
+    return new GeneIdMetrics(() -> list, Tags.empty());
+  }
+
+  /**
+   * Meters for every generator in {@link GeneIdRegistry} when {@link #bindTo(MeterRegistry)} runs: the shared
+   * generators of fixed worker ids ({@link GeneIdRegistry#all()}) and the leased ones shared by configuration
+   * ({@link GeneIdRegistry#allShared()}).
+   */
   public static GeneIdMetrics registered() {
-    return new GeneIdMetrics(GeneIdRegistry::all, Tags.empty());
+    return new GeneIdMetrics(() -> {
+      List<GeneIdGenerator> all = new ArrayList<>(GeneIdRegistry.all());
+      for (GeneIdGenerator g : GeneIdRegistry.allShared()) {
+        if (g instanceof LeasedGeneGenerator) {
+          all.add(g);
+        }
+      }
+      return all;
+    }, Tags.empty());
   }
 
   /** The same meters with these tags added to each (e.g. {@code application}). */
@@ -89,8 +158,15 @@ public final class GeneIdMetrics implements MeterBinder {
 
   @Override
   public void bindTo(MeterRegistry registry) {
-    for (GeneSnowflakeGenerator generator : generators.get()) {
-      bind(registry, generator, tags(generator).and(extraTags));
+    for (GeneIdGenerator generator : generators.get()) {
+      if (generator instanceof GeneSnowflakeGenerator g) {
+        bindIds(registry, g, GeneSnowflakeGenerator::stats, GeneSnowflakeGenerator::clock, g.layout(),
+            tags(g).and(extraTags));
+      } else if (generator instanceof LeasedGeneGenerator g) {
+        Tags tags = tags(g).and(extraTags);
+        bindIds(registry, g, l -> l.stats().ids(), LeasedGeneGenerator::clock, g.layout(), tags);
+        bindLease(registry, g, tags);
+      }
     }
   }
 
@@ -99,47 +175,87 @@ public final class GeneIdMetrics implements MeterBinder {
    * and {@code epoch}. Meters of the lease that holds the worker id should carry the same.
    */
   public static Tags tags(GeneSnowflakeGenerator generator) {
-    GeneIdLayout layout = generator.layout();
+    return Tags.of(Tag.of("worker.id", Long.toString(generator.workerId()))).and(layoutTags(generator.layout()));
+  }
+
+  /**
+   * The tags gene-id meters of a leased generator carry: {@code space}, {@code layout} ({@code T41-W8-S8-G6}) and
+   * {@code epoch}; not the worker id, which changes over the generator's life.
+   */
+  public static Tags tags(LeasedGeneGenerator generator) {
+    return Tags.of(Tag.of("space", generator.space())).and(layoutTags(generator.layout()));
+  }
+
+  private static Tags layoutTags(GeneIdLayout layout) {
     return Tags.of(
-        Tag.of("worker.id", Long.toString(generator.workerId())),
         Tag.of("layout", "T" + layout.timestampBits() + "-W" + layout.workerBits() + "-S" + layout.sequenceBits()
             + "-G" + layout.geneBits()),
         Tag.of("epoch", layout.epoch().toString()));
   }
 
-  private static void bind(MeterRegistry registry, GeneSnowflakeGenerator generator, Tags tags) {
-    FunctionCounter.builder(IDS_ISSUED, generator, g -> g.stats().idsIssued())
-        .description("Ids issued by the gene-id generator of this worker id")
+  private static <G> void bindIds(MeterRegistry registry, G generator, Function<G, GeneSnowflakeStats> stats,
+      Function<G, GeneClock> clock, GeneIdLayout layout, Tags tags) {
+    FunctionCounter.builder(IDS_ISSUED, generator, g -> stats.apply(g).idsIssued())
+        .description("Ids issued by the gene-id generator")
         .baseUnit("ids")
         .tags(tags)
         .register(registry);
-    TimeGauge.builder(BORROW_DEBT, generator, TimeUnit.MILLISECONDS, g -> g.stats().borrowDebt().toMillis())
+    TimeGauge.builder(BORROW_DEBT, generator, TimeUnit.MILLISECONDS, g -> stats.apply(g).borrowDebt().toMillis())
         .description("How far the furthest gene runs ahead of the clock (borrowed milliseconds); near"
             + " maxBorrowMillis the generator is at capacity and callers wait")
         .tags(tags)
         .register(registry);
-    FunctionCounter.builder(CLOCK_STEPBACKS, generator, g -> g.stats().clockStepBacks())
+    FunctionCounter.builder(CLOCK_STEPBACKS, generator, g -> stats.apply(g).clockStepBacks())
         .description("Times the generator's clock was seen stepping back")
         .tags(tags)
         .register(registry);
     TimeGauge.builder(CLOCK_STEPBACK_MAX, generator, TimeUnit.MILLISECONDS,
-            g -> g.stats().largestClockStepBack().toMillis())
+            g -> stats.apply(g).largestClockStepBack().toMillis())
         .description("The largest clock step back seen")
         .tags(tags)
         .register(registry);
-    FunctionCounter.builder(CLOCK_WAITS, generator, g -> g.stats().clockWaits())
+    FunctionCounter.builder(CLOCK_WAITS, generator, g -> stats.apply(g).clockWaits())
         .description("Times a caller waited for the clock: borrowing bound reached or clock stepped back")
         .tags(tags)
         .register(registry);
-    TimeGauge.builder(TIMESTAMP_REMAINING, generator, TimeUnit.MILLISECONDS, GeneIdMetrics::remainingMillis)
+    TimeGauge.builder(TIMESTAMP_REMAINING, generator, TimeUnit.MILLISECONDS,
+            g -> remainingMillis(layout, clock.apply(g)))
         .description("Time until the layout's timestamp field runs out and no id can be issued")
         .tags(tags)
         .register(registry);
   }
 
-  private static double remainingMillis(GeneSnowflakeGenerator generator) {
-    Instant now = Instant.ofEpochMilli(generator.clock().currentTimeMillis());
-    Instant end = generator.layout().lastTimestamp().plusMillis(1);
+  private static void bindLease(MeterRegistry registry, LeasedGeneGenerator generator, Tags tags) {
+    TimeGauge.builder(LEASE_REMAINING, generator, TimeUnit.MILLISECONDS,
+            g -> g.stats().leaseRemaining().toNanos() / 1e6)
+        .description("Time left before the generator fences itself unless a lease renewal succeeds; 0 once fenced")
+        .tags(tags)
+        .register(registry);
+    FunctionCounter.builder(LEASE_RENEWAL_FAILURES, generator, g -> g.stats().renewalFailures())
+        .description("Worker-id lease renewal rounds that failed (store unreachable or lease refused)")
+        .tags(tags)
+        .register(registry);
+    FunctionCounter.builder(LEASE_FENCINGS, generator, g -> g.stats().fencings())
+        .description("Worker-id leases lost: lapsed without a renewal, or refused by the store")
+        .tags(tags)
+        .register(registry);
+    FunctionCounter.builder(LEASE_SWITCHES, generator, g -> g.stats().workerSwitches())
+        .description("Moves to a fresh worker id after the clock stepped back")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder(LEASE_ISSUING, generator, g -> g.isIssuing() ? 1 : 0)
+        .description("1 while the generator can issue ids, 0 while it is fenced or closed")
+        .tags(tags)
+        .register(registry);
+    Gauge.builder(WORKER_ID, generator, g -> g.stats().workerId())
+        .description("The worker id the generator holds now")
+        .tags(tags)
+        .register(registry);
+  }
+
+  private static double remainingMillis(GeneIdLayout layout, GeneClock clock) {
+    Instant now = Instant.ofEpochMilli(clock.currentTimeMillis());
+    Instant end = layout.lastTimestamp().plusMillis(1);
     return Math.max(0, Duration.between(now, end).toMillis());
   }
 }

@@ -1,0 +1,228 @@
+package io.geneid.micrometer;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.geneid.core.ClockBackwardsPolicy;
+import io.geneid.core.GeneClock;
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdRegistry;
+import io.geneid.core.LeaseTcpProxy;
+import io.geneid.core.LeasedGeneGenerator;
+import io.geneid.core.StaticWorkerIdAssigner;
+import io.geneid.core.WorkerIdAssigners;
+import io.geneid.redis.RedisWorkerIdAssigner;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.Tags;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Meters of {@link LeasedGeneGenerator}: over a static assigner with a mark file, and over the shared Redis. */
+class LeasedGeneIdMetricsTest {
+
+  private static final Duration TTL = Duration.ofMillis(600);
+  private static final String REDIS = "redis://127.0.0.1:6379";
+  private static final List<String> LEASE_METERS = List.of(GeneIdMetrics.LEASE_REMAINING,
+      GeneIdMetrics.LEASE_RENEWAL_FAILURES, GeneIdMetrics.LEASE_FENCINGS, GeneIdMetrics.LEASE_SWITCHES,
+      GeneIdMetrics.LEASE_ISSUING, GeneIdMetrics.WORKER_ID);
+
+  @TempDir Path dir;
+
+  private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
+
+  @Test
+  void aLeasedGeneratorIsTaggedBySpaceNotWorkerId() {
+    StaticWorkerIdAssigner assigner = StaticWorkerIdAssigner.builder().space("orders").workerId(42)
+        .markFile(dir.resolve("w42.mark")).ttl(TTL).build();
+    try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner).build()) {
+      GeneIdMetrics.of(g).bindTo(registry);
+      for (int i = 0; i < 500; i++) {
+        g.nextIdFor(i);
+      }
+      Tags tags = Tags.of("space", "orders", "layout", "T41-W8-S8-G6", "epoch", "2025-01-01T00:00:00Z");
+      assertThat(counter(GeneIdMetrics.IDS_ISSUED, tags)).isEqualTo(500);
+      assertThat(gauge(GeneIdMetrics.WORKER_ID, tags)).isEqualTo(42);
+      assertThat(gauge(GeneIdMetrics.LEASE_ISSUING, tags)).isEqualTo(1);
+      assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isPositive().isLessThanOrEqualTo(TTL.toMillis());
+      assertThat(counter(GeneIdMetrics.LEASE_RENEWAL_FAILURES, tags)).isZero();
+      assertThat(counter(GeneIdMetrics.LEASE_FENCINGS, tags)).isZero();
+      assertThat(counter(GeneIdMetrics.LEASE_SWITCHES, tags)).isZero();
+      assertThat(millis(GeneIdMetrics.TIMESTAMP_REMAINING, tags)).isGreaterThan(TimeUnit.DAYS.toMillis(365L * 60));
+      System.out.println(registry.getMetersAsString());
+      assertThat(registry.getMeters()).hasSize(12)
+          .allSatisfy(m -> assertThat(m.getId().getTag("worker.id")).isNull());
+      g.close();
+      assertThat(gauge(GeneIdMetrics.LEASE_ISSUING, tags)).isZero();
+      assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isZero();
+    }
+  }
+
+  @Test
+  void registeredBindsLeasedGeneratorsSharedByConfiguration() {
+    String space = "shared-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    GeneIdGenerator shared = WorkerIdAssigners.sharedGenerator(Map.of("worker-assigner", "static", "worker-id", "3",
+        "mark-file", dir.resolve("w3.mark").toString(), "space", space, "lease-ttl", "1s"));
+    try {
+      assertThat(shared).isInstanceOf(LeasedGeneGenerator.class);
+      shared.nextId();
+      GeneIdMetrics.registered().withTags(Tags.of("application", "orders")).bindTo(registry);
+      Tags tags = Tags.of("space", space, "application", "orders");
+      assertThat(counter(GeneIdMetrics.IDS_ISSUED, tags)).isEqualTo(1);
+      assertThat(gauge(GeneIdMetrics.WORKER_ID, tags)).isEqualTo(3);
+      for (String name : LEASE_METERS) {
+        assertThat(registry.find(name).tags(tags).meters()).as(name).hasSize(1);
+      }
+    } finally {
+      ((LeasedGeneGenerator) shared).close();
+    }
+    assertThat(GeneIdRegistry.allShared()).doesNotContain(shared);
+  }
+
+  @Test
+  void aRedisLeaseCutOffShowsFailedRenewalsNoTimeLeftAndAFencing() throws Exception {
+    try (TestRedis redis = new TestRedis(); LeaseTcpProxy proxy = new LeaseTcpProxy("127.0.0.1", 6379)) {
+      String space = redis.agedSpace();
+      RedisWorkerIdAssigner assigner = redis.assigner(space, "redis://127.0.0.1:" + proxy.port());
+      try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner).build()) {
+        GeneIdMetrics.of(g).bindTo(registry);
+        Tags tags = Tags.of("space", space);
+        g.nextId();
+        assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isPositive();
+        long worker = g.workerId();
+
+        proxy.close(); // the store vanishes for this generator (the shared Redis keeps running)
+        await(() -> counter(GeneIdMetrics.LEASE_RENEWAL_FAILURES, tags) >= 1, "a failed renewal");
+        await(() -> counter(GeneIdMetrics.LEASE_FENCINGS, tags) == 1, "the lapse counted");
+        assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isZero();
+        assertThat(gauge(GeneIdMetrics.LEASE_ISSUING, tags)).isZero();
+        assertThat(gauge(GeneIdMetrics.WORKER_ID, tags)).isEqualTo(worker);
+        assertThat(counter(GeneIdMetrics.IDS_ISSUED, tags)).isEqualTo(1);
+        assertThat(g.stats().lastRenewalError()).isNotBlank();
+      }
+    }
+  }
+
+  @Test
+  void aMoveToAnotherWorkerIdKeepsTheCountersGrowing() {
+    try (TestRedis redis = new TestRedis()) {
+      String space = redis.agedSpace();
+      AtomicLong offset = new AtomicLong();
+      GeneClock steppable = () -> System.currentTimeMillis() + offset.get();
+      try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(redis.assigner(space, REDIS))
+          .clock(steppable).clockBackwardsPolicy(ClockBackwardsPolicy.FAIL).build()) {
+        GeneIdMetrics.of(g).bindTo(registry);
+        Tags tags = Tags.of("space", space);
+        Set<Long> ids = new HashSet<>();
+        for (int i = 0; i < 3_000; i++) {
+          ids.add(g.nextId(i & 7));
+        }
+        long first = g.workerId();
+        assertThat(counter(GeneIdMetrics.IDS_ISSUED, tags)).isEqualTo(3_000);
+        assertThat(gauge(GeneIdMetrics.WORKER_ID, tags)).isEqualTo(first);
+
+        offset.set(-5_000); // the wall clock steps back five seconds: the generator moves to a fresh worker id
+        for (int i = 0; i < 2_000; i++) {
+          assertThat(ids.add(g.nextId(i & 7))).isTrue();
+        }
+        assertThat(g.workerId()).isNotEqualTo(first);
+        assertThat(counter(GeneIdMetrics.LEASE_SWITCHES, tags)).isEqualTo(1);
+        assertThat(gauge(GeneIdMetrics.WORKER_ID, tags)).isEqualTo(g.workerId());
+        // the first worker id's ids stay counted; the step back was seen once it moved
+        assertThat(counter(GeneIdMetrics.IDS_ISSUED, tags)).isEqualTo(5_000);
+        assertThat(counter(GeneIdMetrics.CLOCK_STEPBACKS, tags)).isGreaterThanOrEqualTo(1);
+        assertThat(millis(GeneIdMetrics.CLOCK_STEPBACK_MAX, tags)).isGreaterThanOrEqualTo(4_900);
+        assertThat(counter(GeneIdMetrics.LEASE_FENCINGS, tags)).isZero();
+        assertThat(registry.find(GeneIdMetrics.IDS_ISSUED).meters()).hasSize(1); // one series across the move
+      }
+    }
+  }
+
+  private double counter(String name, Tags tags) {
+    return registry.get(name).tags(tags).functionCounter().count();
+  }
+
+  private double gauge(String name, Tags tags) {
+    return registry.get(name).tags(tags).gauge().value();
+  }
+
+  private double millis(String name, Tags tags) {
+    return registry.get(name).tags(tags).timeGauge().value(TimeUnit.MILLISECONDS);
+  }
+
+  static void await(BooleanSupplier condition, String what) {
+    long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - until > 0) {
+        throw new AssertionError("timed out after 15 s waiting for " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  /**
+   * The shared Redis under a key prefix unique to this run, deleted afterwards (never FLUSHALL). A Redis that is down
+   * fails the test with a message saying so.
+   */
+  static final class TestRedis implements AutoCloseable {
+    final String prefix = "gid_micrometer_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE,
+        36);
+    private final RedisClient client = RedisClient.create(REDIS);
+    private final StatefulRedisConnection<String, String> connection;
+
+    TestRedis() {
+      try {
+        connection = client.connect();
+      } catch (RuntimeException e) {
+        client.shutdown(Duration.ZERO, Duration.ZERO);
+        throw new AssertionError("Redis must run on " + REDIS + " for this test (see .ci/run): " + e, e);
+      }
+    }
+
+    /**
+     * A new pool marked as known to the store for an hour, so its fresh worker ids need not wait out one TTL of
+     * unknown history (see RedisWorkerIdAssigner).
+     */
+    String agedSpace() {
+      String space = "m" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+      connection.sync().hset(prefix + ":lease:{" + space + "}:meta", "born",
+          Long.toString(System.currentTimeMillis() - 3_600_000));
+      return space;
+    }
+
+    RedisWorkerIdAssigner assigner(String space, String uri) {
+      return RedisWorkerIdAssigner.builder().redisUri(uri).keyPrefix(prefix).space(space).workerIds(0, 3).ttl(TTL)
+          .acquireTimeout(Duration.ofSeconds(5)).owner("metrics-test").build();
+    }
+
+    @Override
+    public void close() {
+      List<String> keys = new ArrayList<>();
+      ScanIterator.scan(connection.sync(), ScanArgs.Builder.matches(prefix + ":*").limit(500))
+          .forEachRemaining(keys::add);
+      if (!keys.isEmpty()) {
+        connection.sync().del(keys.toArray(String[]::new));
+      }
+      connection.close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+    }
+  }
+}

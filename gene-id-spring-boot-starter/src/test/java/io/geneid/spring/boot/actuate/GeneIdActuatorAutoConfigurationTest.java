@@ -1,0 +1,339 @@
+package io.geneid.spring.boot.actuate;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.LeaseTcpProxy;
+import io.geneid.core.LeasedGeneGenerator;
+import io.geneid.core.StaticWorkerIdAssigner;
+import io.geneid.micrometer.GeneIdMetrics;
+import io.geneid.redis.RedisWorkerIdAssigner;
+import io.geneid.spring.boot.GeneIdAutoConfiguration;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.BooleanSupplier;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
+import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
+import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
+import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.health.Health;
+import org.springframework.boot.actuate.health.HealthIndicator;
+import org.springframework.boot.actuate.health.Status;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+
+/**
+ * The geneid endpoint, health indicator and meters, through the auto-configuration. Each test uses its own worker id
+ * (generators are JVM-shared per layout and worker id).
+ */
+class GeneIdActuatorAutoConfigurationTest {
+
+  private static final AtomicLong NEXT_WORKER = new AtomicLong(200);
+  private static final String EXPOSE = "management.endpoints.web.exposure.include=health,geneid";
+
+  @TempDir Path dir;
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class, GeneIdActuatorAutoConfiguration.class,
+          EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class));
+
+  private static String worker() {
+    return "gene-id.worker-id=" + NEXT_WORKER.getAndIncrement();
+  }
+
+  // ---------------------------------------------------------------- endpoint
+
+  @Test
+  void theEndpointExistsOnlyWhenExposedAndActuatorIsPresent() {
+    runner.withPropertyValues(worker(), EXPOSE).run(context -> assertThat(context).hasSingleBean(GeneIdEndpoint.class));
+    runner.withPropertyValues(worker()).run(context -> assertThat(context).doesNotHaveBean(GeneIdEndpoint.class));
+    runner.withPropertyValues(worker(), EXPOSE, "management.endpoint.geneid.access=NONE")
+        .run(context -> assertThat(context).doesNotHaveBean(GeneIdEndpoint.class));
+    new ApplicationContextRunner().withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class,
+            GeneIdActuatorAutoConfiguration.class))
+        .withClassLoader(new FilteredClassLoader(Endpoint.class, HealthIndicator.class,
+            io.micrometer.core.instrument.MeterRegistry.class))
+        .withPropertyValues(worker(), EXPOSE)
+        .run(context -> {
+          assertThat(context).hasNotFailed().hasSingleBean(GeneSnowflakeGenerator.class);
+          assertThat(context).doesNotHaveBean(GeneIdEndpoint.class).doesNotHaveBean(GeneIdHealthIndicator.class)
+              .doesNotHaveBean(MeterBinder.class);
+        });
+  }
+
+  @Test
+  void theEndpointDecodesWithTheGeneratorsLayoutAndNamesTheShard() {
+    runner.withPropertyValues(worker(), EXPOSE, "gene-id.gene-bits=4", "gene-id.sequence-bits=10",
+        "management.endpoint.geneid.sharding-count=4").run(context -> {
+          GeneSnowflakeGenerator generator = context.getBean(GeneSnowflakeGenerator.class);
+          GeneIdEndpoint endpoint = context.getBean(GeneIdEndpoint.class);
+          assertThat(endpoint.layout()).isEqualTo(generator.layout());
+          long id = generator.nextId(13);
+          var parts = generator.layout().decode(id);
+          GeneIdEndpoint.DecodedId decoded = endpoint.decode(Long.toString(id), null);
+          assertThat(decoded).isEqualTo(new GeneIdEndpoint.DecodedId(Long.toString(id),
+              parts.timestamp().toString(), generator.workerId(), parts.sequence(), 13,
+              "T41-W8-S10-G4 from 2025-01-01T00:00:00Z", 4, 1L));
+          assertThat(endpoint.decode(Long.toString(id), 8).shard()).isEqualTo(5); // the query parameter wins
+          assertThat(endpoint.decode(Long.toString(id), 16).shardingCount()).isEqualTo(16);
+        });
+  }
+
+  @Test
+  void badInputIsA400WithAMessageNamingTheValue() {
+    GeneIdEndpoint endpoint = new GeneIdEndpoint(GeneIdLayout.defaults(), null);
+    assertThatThrownBy(() -> endpoint.decode("12ab", null)).isInstanceOf(InvalidEndpointRequestException.class)
+        .hasMessage("id must be a whole number in [0, 9223372036854775807] but was '12ab'")
+        .extracting(e -> ((InvalidEndpointRequestException) e).getReason())
+        .isEqualTo("id must be a whole number in [0, 9223372036854775807] but was '12ab'");
+    assertThatThrownBy(() -> endpoint.decode("9223372036854775808", null))
+        .hasMessage("id must be a whole number in [0, 9223372036854775807] but was '9223372036854775808'");
+    assertThatThrownBy(() -> endpoint.decode("-5", null))
+        .hasMessage("id must be in [0, 9223372036854775807] but was -5");
+    assertThatThrownBy(() -> endpoint.decode("5", 65)).isInstanceOf(InvalidEndpointRequestException.class)
+        .hasMessage("shardingCount must be in [1, 64] but was 65: with gene-bits 6 ids carry 64 genes");
+    assertThatThrownBy(() -> endpoint.decode("5", 0))
+        .hasMessage("shardingCount must be in [1, 64] but was 0: with gene-bits 6 ids carry 64 genes");
+    assertThat(endpoint.decode("5", null).shard()).isNull();
+    runner.withPropertyValues(worker(), EXPOSE, "management.endpoint.geneid.sharding-count=65")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .hasMessage("management.endpoint.geneid.sharding-count must be in [1, 64] but was 65: with gene-bits 6 "
+                + "ids carry 64 genes"));
+  }
+
+  /** The JSON the endpoint answers with (Actuator writes the returned record with Jackson). */
+  @Test
+  void theDecodedIdReadsAsJson() throws Exception {
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long id = layout.encode(new io.geneid.core.GeneIdParts(Instant.parse("2026-03-14T09:26:53.589Z"), 3, 2, 45));
+    GeneIdEndpoint endpoint = new GeneIdEndpoint(layout, 4);
+    String json = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(endpoint.decode(
+        Long.toString(id), null));
+    System.out.println("GET /actuator/geneid/" + id + "\n" + json);
+    assertThat(json).isEqualToIgnoringWhitespace("{\"id\":\"" + id + "\",\"timestamp\":\"2026-03-14T09:26:53.589Z\","
+        + "\"worker\":3,\"sequence\":2,\"gene\":45,\"layout\":\"T41-W8-S8-G6 from 2025-01-01T00:00:00Z\","
+        + "\"shardingCount\":4,\"shard\":1}");
+  }
+
+  // ---------------------------------------------------------------- health
+
+  @Test
+  void aStaticGeneratorIsUpWithDetails() {
+    String worker = worker();
+    runner.withPropertyValues(worker).run(context -> {
+      GeneSnowflakeGenerator generator = context.getBean(GeneSnowflakeGenerator.class);
+      generator.nextId();
+      Health health = context.getBean(GeneIdHealthIndicator.class).health();
+      assertThat(health.getStatus()).isEqualTo(Status.UP);
+      @SuppressWarnings("unchecked")
+      Map<String, Object> d = (Map<String, Object>) health.getDetails().get("geneSnowflakeGenerator");
+      assertThat(d).containsEntry("kind", "static").containsEntry("workerId", generator.workerId())
+          .containsEntry("status", "UP").containsEntry("layout", "T41-W8-S8-G6 from 2025-01-01T00:00:00Z")
+          .containsEntry("idsIssued", 1L);
+      System.out.println("GET /actuator/health/geneid, static worker id:\n"
+          + new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(health));
+      assertThat(context).getBeanNames(GeneIdHealthIndicator.class).containsExactly("geneidHealthIndicator");
+    });
+    runner.withPropertyValues(worker(), "management.health.geneid.enabled=false")
+        .run(context -> assertThat(context).doesNotHaveBean(GeneIdHealthIndicator.class));
+  }
+
+  /** A leased generator bean from a static assigner with its mark file in a temp directory. */
+  @Configuration(proxyBeanMethods = false)
+  static class StaticLease {
+    @Bean(destroyMethod = "close")
+    LeasedGeneGenerator leasedGenerator(org.springframework.core.env.Environment env) {
+      return LeasedGeneGenerator.builder().assigner(StaticWorkerIdAssigner.builder().space("orders")
+          .workerId(Long.parseLong(env.getRequiredProperty("test.worker")))
+          .markFile(Path.of(env.getRequiredProperty("test.mark"))).ttl(Duration.ofMillis(600)).build()).build();
+    }
+  }
+
+  @Test
+  void aLeaseWithLessTimeLeftThanTheThresholdIsDown() {
+    ApplicationContextRunner leased = runner.withUserConfiguration(StaticLease.class)
+        .withPropertyValues("test.worker=" + NEXT_WORKER.getAndIncrement(), "test.mark=" + dir.resolve("w.mark"));
+    leased.run(context -> {
+      assertThat(context).doesNotHaveBean(GeneSnowflakeGenerator.class);
+      Health health = context.getBean(GeneIdHealthIndicator.class).health();
+      assertThat(health.getStatus()).isEqualTo(Status.UP);
+      assertThat(details(health, "leasedGenerator")).containsEntry("kind", "leased").containsEntry("space", "orders")
+          .containsEntry("issuing", true).containsEntry("leaseTtl", "600 ms").containsKey("leaseRemaining")
+          .doesNotContainKey("lastRenewalError");
+    });
+    // renewals every 200 ms keep 570..370 ms left: a 590 ms threshold sees the lease about to lapse all the time
+    leased.withPropertyValues("management.health.geneid.lease-remaining-threshold=590ms").run(context -> {
+      Health health = context.getBean(GeneIdHealthIndicator.class).health();
+      assertThat(health.getStatus()).isEqualTo(Status.DOWN);
+      assertThat((String) details(health, "leasedGenerator").get("reason"))
+          .startsWith("the worker-id lease lapses in ").endsWith(" ms (below 590 ms) unless a renewal succeeds");
+    });
+    leased.withPropertyValues("management.health.geneid.lease-remaining-threshold=600ms")
+        .run(context -> assertThat(context).getFailure().rootCause()
+            .hasMessage("management.health.geneid.lease-remaining-threshold must be below the lease TTL (PT0.6S) of "
+                + "generator 'leasedGenerator' but was PT0.6S: health would always be DOWN"));
+  }
+
+  /** A leased generator over the shared Redis, reached through a proxy the test kills. */
+  @Configuration(proxyBeanMethods = false)
+  static class RedisLease {
+    @Bean(destroyMethod = "close")
+    LeasedGeneGenerator leasedGenerator(org.springframework.core.env.Environment env) {
+      return LeasedGeneGenerator.builder().assigner(RedisWorkerIdAssigner.builder()
+          .redisUri(env.getRequiredProperty("test.redis-uri")).keyPrefix(env.getRequiredProperty("test.prefix"))
+          .space(env.getRequiredProperty("test.space")).workerIds(0, 3).ttl(Duration.ofMillis(900))
+          .acquireTimeout(Duration.ofSeconds(5)).build()).build();
+    }
+  }
+
+  @Test
+  void aLeaseWhoseStoreVanishesGoesDownWithTheRenewalError() throws Exception {
+    try (TestRedis redis = new TestRedis(); LeaseTcpProxy proxy = new LeaseTcpProxy("127.0.0.1", 6379)) {
+      String space = redis.agedSpace();
+      runner.withUserConfiguration(RedisLease.class)
+          .withPropertyValues("test.redis-uri=redis://127.0.0.1:" + proxy.port(), "test.prefix=" + redis.prefix,
+              "test.space=" + space)
+          .run(context -> {
+            GeneIdHealthIndicator indicator = context.getBean(GeneIdHealthIndicator.class);
+            LeasedGeneGenerator generator = context.getBean(LeasedGeneGenerator.class);
+            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
+            long worker = generator.workerId();
+
+            proxy.close();
+            await(() -> indicator.health().getStatus().equals(Status.DOWN), "health DOWN");
+            await(() -> !generator.isIssuing(), "the lease to lapse");
+            Health down = indicator.health();
+            Map<String, Object> d = details(down, "leasedGenerator");
+            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
+            assertThat(d).containsEntry("status", "DOWN").containsEntry("issuing", false)
+                .containsEntry("workerId", worker).containsEntry("space", space)
+                .containsEntry("leaseRemaining", "0 ms").containsEntry("fencings", 1L)
+                .containsEntry("reason", "the worker-id lease is lost: no ids are issued until a worker id is leased"
+                    + " again");
+            assertThat((String) d.get("lastRenewalError")).isNotBlank();
+            assertThat((Long) d.get("renewalFailures")).isPositive();
+            System.out.println("GET /actuator/health/geneid, lease store gone:\n"
+                + new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(down));
+          });
+    }
+  }
+
+  // ---------------------------------------------------------------- metrics
+
+  @Test
+  void generatorBeansAreMeteredWhenThereIsAMeterRegistry() {
+    String worker = worker();
+    runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withPropertyValues(worker).run(context -> {
+          GeneSnowflakeGenerator generator = context.getBean(GeneSnowflakeGenerator.class);
+          generator.nextId();
+          generator.nextId();
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.get(GeneIdMetrics.IDS_ISSUED).tag("worker.id", Long.toString(generator.workerId()))
+              .functionCounter().count()).isEqualTo(2);
+        });
+    runner.withPropertyValues(worker()).run(context -> assertThat(context).doesNotHaveBean(MeterBinder.class));
+  }
+
+  @Test
+  void aLeasedGeneratorBeanGetsLeaseMeters() {
+    runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
+            CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
+        .withUserConfiguration(StaticLease.class)
+        .withPropertyValues("test.worker=" + NEXT_WORKER.getAndIncrement(), "test.mark=" + dir.resolve("m.mark"))
+        .run(context -> {
+          LeasedGeneGenerator generator = context.getBean(LeasedGeneGenerator.class);
+          generator.nextId();
+          MeterRegistry registry = context.getBean(MeterRegistry.class);
+          assertThat(registry.get(GeneIdMetrics.WORKER_ID).tag("space", "orders").gauge().value())
+              .isEqualTo(generator.workerId());
+          assertThat(registry.get(GeneIdMetrics.IDS_ISSUED).tag("space", "orders").functionCounter().count())
+              .isEqualTo(1);
+          assertThat(registry.get(GeneIdMetrics.LEASE_REMAINING).tag("space", "orders").timeGauge()
+              .value(java.util.concurrent.TimeUnit.MILLISECONDS)).isPositive();
+        });
+  }
+
+  // ---------------------------------------------------------------- helpers
+
+  @SuppressWarnings("unchecked")
+  private static Map<String, Object> details(Health health, String bean) {
+    return (Map<String, Object>) health.getDetails().get(bean);
+  }
+
+  static void await(BooleanSupplier condition, String what) {
+    long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
+    while (!condition.getAsBoolean()) {
+      if (System.nanoTime() - until > 0) {
+        throw new AssertionError("timed out after 15 s waiting for " + what);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new AssertionError(e);
+      }
+    }
+  }
+
+  /** The shared Redis under a key prefix unique to this run, deleted afterwards (never FLUSHALL). */
+  static final class TestRedis implements AutoCloseable {
+    static final String URI = "redis://127.0.0.1:6379";
+    final String prefix = "gid_starter_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    private final RedisClient client = RedisClient.create(URI);
+    private final StatefulRedisConnection<String, String> connection;
+
+    TestRedis() {
+      try {
+        connection = client.connect();
+      } catch (RuntimeException e) {
+        client.shutdown(Duration.ZERO, Duration.ZERO);
+        throw new AssertionError("Redis must run on " + URI + " for this test (see .ci/run): " + e, e);
+      }
+    }
+
+    /** A new pool known to the store for an hour, so fresh worker ids need not wait out an unknown history. */
+    String agedSpace() {
+      String space = "a" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+      connection.sync().hset(prefix + ":lease:{" + space + "}:meta", "born",
+          Long.toString(System.currentTimeMillis() - 3_600_000));
+      return space;
+    }
+
+    @Override
+    public void close() {
+      List<String> keys = new ArrayList<>();
+      ScanIterator.scan(connection.sync(), ScanArgs.Builder.matches(prefix + ":*").limit(500))
+          .forEachRemaining(keys::add);
+      if (!keys.isEmpty()) {
+        connection.sync().del(keys.toArray(String[]::new));
+      }
+      connection.close();
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+    }
+  }
+}
