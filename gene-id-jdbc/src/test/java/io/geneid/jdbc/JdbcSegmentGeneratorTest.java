@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneSegmentGenerator;
+import io.geneid.core.TcpProxy;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
@@ -105,7 +106,7 @@ class JdbcSegmentGeneratorTest {
   void aDatabaseOutageIsRiddenOutThenFailsClearlyThenResumesWithoutReuse(SegmentDatabase.Kind kind)
       throws Exception {
     try (SegmentDatabase db = SegmentDatabase.create(kind);
-        SegmentTcpProxy proxy = new SegmentTcpProxy("127.0.0.1", kind.port)) {
+        TcpProxy proxy = new TcpProxy("127.0.0.1", kind.port)) {
       DataSource ds = db.pool(db.url(proxy.port()), 2);
       JdbcSegmentStore store = JdbcSegmentStore.builder(ds).build();
       store.createTable();

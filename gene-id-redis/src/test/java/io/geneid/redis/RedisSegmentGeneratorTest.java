@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneSegmentGenerator;
+import io.geneid.core.TcpProxy;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -106,7 +107,7 @@ class RedisSegmentGeneratorTest {
 
   @Test
   void aRedisOutageIsRiddenOutThenFailsFastAndClearlyThenResumesWithoutReuse() throws Exception {
-    SegmentTcpProxy proxy = new SegmentTcpProxy("127.0.0.1", SegmentRedis.PORT);
+    TcpProxy proxy = new TcpProxy("127.0.0.1", SegmentRedis.PORT);
     resources.add(proxy);
     RedisSegmentStore store = store("redis://127.0.0.1:" + proxy.port());
     GeneSegmentGenerator g = generator(store, 100, 100, clock);
