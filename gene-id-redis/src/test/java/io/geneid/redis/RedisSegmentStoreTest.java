@@ -8,16 +8,14 @@ import io.geneid.core.Segment;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What only the Redis segment store does: its key, its checks of the counter, its connection handling. The store's
+ * contract runs in {@link RedisSegmentStoreContractTest}.
+ */
 class RedisSegmentStoreTest {
 
   private final SegmentRedis redis = new SegmentRedis();
@@ -36,49 +34,13 @@ class RedisSegmentStoreTest {
   }
 
   @Test
-  void aNewTagStartsAtOneAndRangesFollowTheCounter() {
+  void aTagIsOnePlainKeyHoldingItsCounter() {
     RedisSegmentStore store = store();
     assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
     assertThat(store.nextSegment("order", 20)).isEqualTo(new Segment(11, 30));
     assertThat(store.nextSegment("item", 5)).isEqualTo(new Segment(1, 5));
     assertThat(store.key("order")).isEqualTo(redis.prefix + "order");
     assertThat(redis.redis().get(redis.prefix + "order")).isEqualTo("30");
-  }
-
-  @Test
-  void racingClaimsGetDisjointRangesThatCoverTheCounter() throws Exception {
-    int threads = 6;
-    int claimsPerThread = 100;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    CountDownLatch go = new CountDownLatch(1);
-    List<Future<List<Segment>>> futures = new ArrayList<>();
-    try {
-      for (int t = 0; t < threads; t++) {
-        RedisSegmentStore store = store(); // one connection each, as separate processes
-        futures.add(pool.submit(() -> {
-          go.await();
-          List<Segment> mine = new ArrayList<>();
-          for (int i = 0; i < claimsPerThread; i++) {
-            mine.add(store.nextSegment("race", 1 + ThreadLocalRandom.current().nextInt(50)));
-          }
-          return mine;
-        }));
-      }
-      go.countDown();
-      List<Segment> all = new ArrayList<>();
-      for (Future<List<Segment>> f : futures) {
-        all.addAll(f.get());
-      }
-      all.sort(Comparator.comparingLong(Segment::start));
-      long expectedStart = 1;
-      for (Segment s : all) {
-        assertThat(s.start()).as("segments overlap or leave a hole at %s", s).isEqualTo(expectedStart);
-        expectedStart = s.endInclusive() + 1;
-      }
-      assertThat(all).hasSize(threads * claimsPerThread);
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   @Test

@@ -1,0 +1,58 @@
+package io.geneid.core;
+
+/** The segment contract over {@link SegmentTestStore}: the generator's side of it, without a service. */
+class InMemorySegmentStoreContractTest extends AbstractSegmentStoreContractTest
+    implements SegmentStoreOutageContract {
+
+  private final SegmentTestStore store = new SegmentTestStore();
+
+  @Override
+  protected SegmentStore newStore() {
+    return store; // one in-process counter stands for the shared store of several processes
+  }
+
+  @Override
+  protected long counter(String tag) {
+    return store.max(tag);
+  }
+
+  @Override
+  protected void loseCounter(String tag) {
+    store.reset(tag, 0);
+  }
+
+  @Override
+  protected int idsPerThread() {
+    return 50_000;
+  }
+
+  @Override
+  public Outage outage() {
+    return new Outage() {
+      @Override
+      public SegmentStore store() {
+        return store;
+      }
+
+      @Override
+      public void down() {
+        store.failWith(new GeneIdException("store down for the test"));
+      }
+
+      @Override
+      public void up() {
+        store.recover();
+      }
+
+      @Override
+      public String storeName() {
+        return "SegmentTestStore";
+      }
+
+      @Override
+      public String failurePrefix(long step, String tag) {
+        return "store down for the test";
+      }
+    };
+  }
+}

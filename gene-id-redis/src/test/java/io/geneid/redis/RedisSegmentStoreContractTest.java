@@ -1,0 +1,88 @@
+package io.geneid.redis;
+
+import io.geneid.core.AbstractSegmentStoreContractTest;
+import io.geneid.core.SegmentStore;
+import io.geneid.core.SegmentStoreOutageContract;
+import io.geneid.core.TcpProxy;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+
+/** The segment contract on the real Redis, under a key prefix of its own per test. */
+class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
+    implements SegmentStoreOutageContract {
+
+  private SegmentRedis redis;
+
+  @BeforeEach
+  void connect() {
+    redis = track(new SegmentRedis()); // tracked first: its keys are deleted after every store closed
+  }
+
+  private RedisSegmentStore store(String uri) {
+    return track(RedisSegmentStore.builder(uri).keyPrefix(redis.prefix).timeout(Duration.ofMillis(500)).build());
+  }
+
+  @Override
+  protected SegmentStore newStore() {
+    return store(SegmentRedis.URI); // one connection each, as separate processes
+  }
+
+  @Override
+  protected long counter(String tag) {
+    return Long.parseLong(redis.redis().get(redis.prefix + tag));
+  }
+
+  @Override
+  protected void loseCounter(String tag) {
+    redis.redis().del(redis.prefix + tag); // what a restart of a Redis without persistence does
+  }
+
+  @Override
+  protected int claimsPerRacingThread() {
+    return 100;
+  }
+
+  @Override
+  protected int idsPerThread() {
+    return 50_000;
+  }
+
+  @Override
+  public Outage outage() throws Exception {
+    TcpProxy proxy = track(new TcpProxy("127.0.0.1", SegmentRedis.PORT));
+    String uri = "redis://127.0.0.1:" + proxy.port();
+    RedisSegmentStore store = store(uri);
+    return new Outage() {
+      @Override
+      public SegmentStore store() {
+        return store;
+      }
+
+      @Override
+      public void down() throws Exception {
+        proxy.stop();
+      }
+
+      @Override
+      public void up() throws Exception {
+        proxy.start();
+      }
+
+      @Override
+      public String storeName() {
+        return "RedisSegmentStore[" + uri + "/0, keyPrefix=" + redis.prefix + "]";
+      }
+
+      @Override
+      public String failurePrefix(long step, String tag) {
+        return "the Redis segment store at " + uri + "/0 could not hand out " + step + " values of tag '" + tag
+            + "' (INCRBY " + redis.prefix + tag + "): ";
+      }
+
+      @Override
+      public Duration failsWithin() {
+        return Duration.ofSeconds(2); // commands are rejected at once while disconnected
+      }
+    };
+  }
+}
