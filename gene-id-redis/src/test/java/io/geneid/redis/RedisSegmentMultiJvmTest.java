@@ -14,8 +14,8 @@ class RedisSegmentMultiJvmTest {
 
   @Test
   void threeJvmsSharingOneRedisNeverIssueTheSameId(@TempDir Path dir) throws Exception {
-    try (SegmentRedis redis = new SegmentRedis()) {
-      Set<Long> ids = SegmentMultiJvm.run(SegmentRedisJvmMain.class, List.of(SegmentRedis.URI, redis.prefix), dir);
+    try (TestRedis redis = new TestRedis("segment")) {
+      Set<Long> ids = SegmentMultiJvm.run(SegmentRedisJvmMain.class, List.of(TestRedis.URI, redis.prefix), dir);
       // every value the three processes took came from the one counter
       long counter = Long.parseLong(redis.redis().get(redis.prefix + SegmentMultiJvm.TAG));
       assertThat(ids).allMatch(id -> (id >>> 6) <= counter);

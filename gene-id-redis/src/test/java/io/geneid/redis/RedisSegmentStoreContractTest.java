@@ -11,11 +11,11 @@ import org.junit.jupiter.api.BeforeEach;
 class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
     implements SegmentStoreOutageContract {
 
-  private SegmentRedis redis;
+  private TestRedis redis;
 
   @BeforeEach
   void connect() {
-    redis = track(new SegmentRedis()); // tracked first: its keys are deleted after every store closed
+    redis = track(new TestRedis("segment")); // tracked first: its keys are deleted after every store closed
   }
 
   private RedisSegmentStore store(String uri) {
@@ -24,7 +24,7 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
 
   @Override
   protected SegmentStore newStore() {
-    return store(SegmentRedis.URI); // one connection each, as separate processes
+    return store(TestRedis.URI); // one connection each, as separate processes
   }
 
   @Override
@@ -49,7 +49,7 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
 
   @Override
   public Outage outage() throws Exception {
-    TcpProxy proxy = track(new TcpProxy("127.0.0.1", SegmentRedis.PORT));
+    TcpProxy proxy = track(new TcpProxy("127.0.0.1", TestRedis.PORT));
     String uri = "redis://127.0.0.1:" + proxy.port();
     RedisSegmentStore store = store(uri);
     return new Outage() {

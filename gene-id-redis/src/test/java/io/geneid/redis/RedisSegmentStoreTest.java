@@ -18,7 +18,7 @@ import org.junit.jupiter.api.Test;
  */
 class RedisSegmentStoreTest {
 
-  private final SegmentRedis redis = new SegmentRedis();
+  private final TestRedis redis = new TestRedis("segment");
   private final List<RedisSegmentStore> stores = new ArrayList<>();
 
   @AfterEach
@@ -28,7 +28,7 @@ class RedisSegmentStoreTest {
   }
 
   private RedisSegmentStore store() {
-    RedisSegmentStore store = RedisSegmentStore.builder(SegmentRedis.URI).keyPrefix(redis.prefix).build();
+    RedisSegmentStore store = RedisSegmentStore.builder(TestRedis.URI).keyPrefix(redis.prefix).build();
     stores.add(store);
     return store;
   }
@@ -85,7 +85,7 @@ class RedisSegmentStoreTest {
         .hasMessage("step must be at least 1 but was 0");
     assertThatThrownBy(() -> store.nextSegment("", 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("bizTag must not be empty");
-    assertThatThrownBy(() -> RedisSegmentStore.builder(SegmentRedis.URI).timeout(Duration.ofMinutes(2)).build())
+    assertThatThrownBy(() -> RedisSegmentStore.builder(TestRedis.URI).timeout(Duration.ofMinutes(2)).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("timeout must be in [PT0.01S, PT1M] but was PT2M");
     assertThatThrownBy(() -> RedisSegmentStore.builder("localhost:6379"))
