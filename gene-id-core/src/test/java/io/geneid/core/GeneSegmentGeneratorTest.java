@@ -1,5 +1,6 @@
 package io.geneid.core;
 
+import static io.geneid.core.AbstractSegmentStoreContractTest.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -10,7 +11,6 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CountDownLatch;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -41,18 +41,6 @@ class GeneSegmentGeneratorTest {
   private GeneSegmentGenerator track(GeneSegmentGenerator g) {
     built.add(g);
     return g;
-  }
-
-  /** Waits for the background thread (an event, not time). */
-  static void await(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
-    }
   }
 
   // ---------------------------------------------------------------- ids and genes

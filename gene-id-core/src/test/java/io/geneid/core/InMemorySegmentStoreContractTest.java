@@ -28,31 +28,7 @@ class InMemorySegmentStoreContractTest extends AbstractSegmentStoreContractTest
 
   @Override
   public Outage outage() {
-    return new Outage() {
-      @Override
-      public SegmentStore store() {
-        return store;
-      }
-
-      @Override
-      public void down() {
-        store.failWith(new GeneIdException("store down for the test"));
-      }
-
-      @Override
-      public void up() {
-        store.recover();
-      }
-
-      @Override
-      public String storeName() {
-        return "SegmentTestStore";
-      }
-
-      @Override
-      public String failurePrefix(long step, String tag) {
-        return "store down for the test";
-      }
-    };
+    return new Outage(store, () -> store.failWith(new GeneIdException("store down for the test")), store::recover,
+        "SegmentTestStore", "store down for the test", null);
   }
 }

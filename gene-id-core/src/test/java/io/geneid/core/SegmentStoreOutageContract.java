@@ -25,25 +25,30 @@ public interface SegmentStoreOutageContract {
   /** Closes {@code closeable} after the test (see {@link AbstractSegmentStoreContractTest#track}). */
   <T extends AutoCloseable> T track(T closeable);
 
-  /** A store that goes down and comes back, and what its failure says. */
-  interface Outage {
-    /** The store, reaching the backend only while it is up. */
-    SegmentStore store();
+  /**
+   * A store that goes down and comes back, and what its failure says.
+   *
+   * @param store the store, reaching the backend only while it is up
+   * @param down takes the backend away
+   * @param up gives it back
+   * @param storeName the store as the generator names it: the exact text after "the segment store "
+   * @param failurePrefix how the store's own failure to hand out 100 values of tag 'order' starts
+   * @param failsWithin how long that failure may take at most, or null where the backend promises nothing
+   */
+  record Outage(SegmentStore store, Action down, Action up, String storeName, String failurePrefix,
+      @Nullable Duration failsWithin) {
 
-    void down() throws Exception;
-
-    void up() throws Exception;
-
-    /** The store as the generator names it: the exact text after "the segment store ". */
-    String storeName();
-
-    /** How the store's own failure to hand out {@code step} values of {@code tag} starts. */
-    String failurePrefix(long step, String tag);
-
-    /** How long the failure may take at most, or null where the backend promises nothing. */
-    default @Nullable Duration failsWithin() {
-      return null;
+    /** The backend behind {@code proxy}: down is {@link TcpProxy#stop()}, up {@link TcpProxy#start()}. */
+    public static Outage behind(TcpProxy proxy, SegmentStore store, String storeName, String failurePrefix,
+        @Nullable Duration failsWithin) {
+      return new Outage(store, proxy::stop, proxy::start, storeName, failurePrefix, failsWithin);
     }
+  }
+
+  /** A step of an outage. */
+  @FunctionalInterface
+  interface Action {
+    void run() throws Exception;
   }
 
   @Test
@@ -58,7 +63,7 @@ public interface SegmentStoreOutageContract {
     }
     AbstractSegmentStoreContractTest.await(() -> g.status().nextReady());
 
-    outage.down();
+    outage.down().run();
     for (int i = 0; i < 190; i++) { // the rest of the current segment and all of the prefetched one
       assertThat(values.add(g.valueOf(g.nextId()))).isTrue();
     }
@@ -67,13 +72,13 @@ public interface SegmentStoreOutageContract {
         .hasMessageStartingWith("no ids left for tag 'order': its segments are used up and the segment store "
             + outage.storeName() + " failed to hand out the next segment: ")
         .cause().isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith(outage.failurePrefix(100, "order"));
+        .hasMessageStartingWith(outage.failurePrefix());
     Duration limit = outage.failsWithin();
     if (limit != null) {
       assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(limit);
     }
 
-    outage.up();
+    outage.up().run();
     long resumed = issueOnceTheStoreIsBack(g);
     assertThat(values.add(resumed)).isTrue();
     for (int i = 0; i < 300; i++) {

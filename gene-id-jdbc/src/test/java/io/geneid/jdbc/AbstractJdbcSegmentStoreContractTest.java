@@ -63,34 +63,9 @@ abstract class AbstractJdbcSegmentStoreContractTest extends AbstractSegmentStore
   /** The store behind a {@link TcpProxy}, for the subclasses on a database server. */
   public Outage outage() throws Exception {
     TcpProxy proxy = track(new TcpProxy("127.0.0.1", db.kind.port));
-    JdbcSegmentStore store = JdbcSegmentStore.builder(db.pool(db.url(proxy.port()), 2)).build();
-    return new Outage() {
-      @Override
-      public SegmentStore store() {
-        return store;
-      }
-
-      @Override
-      public void down() throws Exception {
-        proxy.stop();
-      }
-
-      @Override
-      public void up() throws Exception {
-        proxy.start();
-      }
-
-      @Override
-      public String storeName() {
-        return "JdbcSegmentStore[table=gene_id_segment]";
-      }
-
-      @Override
-      public String failurePrefix(long step, String tag) {
-        return "the JDBC segment store (table gene_id_segment) could not hand out " + step + " values of tag '" + tag
-            + "': ";
-      }
-    };
+    return Outage.behind(proxy, JdbcSegmentStore.builder(db.pool(db.url(proxy.port()), 2)).build(),
+        "JdbcSegmentStore[table=gene_id_segment]",
+        "the JDBC segment store (table gene_id_segment) could not hand out 100 values of tag 'order': ", null);
   }
 
   private long column(String tag, String column) {

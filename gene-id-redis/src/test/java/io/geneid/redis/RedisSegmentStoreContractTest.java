@@ -51,38 +51,9 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
   public Outage outage() throws Exception {
     TcpProxy proxy = track(new TcpProxy("127.0.0.1", TestRedis.PORT));
     String uri = "redis://127.0.0.1:" + proxy.port();
-    RedisSegmentStore store = store(uri);
-    return new Outage() {
-      @Override
-      public SegmentStore store() {
-        return store;
-      }
-
-      @Override
-      public void down() throws Exception {
-        proxy.stop();
-      }
-
-      @Override
-      public void up() throws Exception {
-        proxy.start();
-      }
-
-      @Override
-      public String storeName() {
-        return "RedisSegmentStore[" + uri + "/0, keyPrefix=" + redis.prefix + "]";
-      }
-
-      @Override
-      public String failurePrefix(long step, String tag) {
-        return "the Redis segment store at " + uri + "/0 could not hand out " + step + " values of tag '" + tag
-            + "' (INCRBY " + redis.prefix + tag + "): ";
-      }
-
-      @Override
-      public Duration failsWithin() {
-        return Duration.ofSeconds(2); // commands are rejected at once while disconnected
-      }
-    };
+    return Outage.behind(proxy, store(uri), "RedisSegmentStore[" + uri + "/0, keyPrefix=" + redis.prefix + "]",
+        "the Redis segment store at " + uri + "/0 could not hand out 100 values of tag 'order' (INCRBY "
+            + redis.prefix + "order): ",
+        Duration.ofSeconds(2)); // commands are rejected at once while disconnected
   }
 }
