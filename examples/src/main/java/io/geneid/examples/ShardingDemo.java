@@ -13,7 +13,6 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -24,6 +23,7 @@ import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
+import org.apache.shardingsphere.driver.jdbc.core.statement.ShardingSpherePreparedStatement;
 import org.apache.shardingsphere.driver.yaml.YamlJDBCConfiguration;
 import org.apache.shardingsphere.infra.util.yaml.YamlEngine;
 import org.jspecify.annotations.Nullable;
@@ -45,8 +45,9 @@ public final class ShardingDemo {
   private static final Pattern PHYSICAL_TABLE = Pattern.compile("\\b(t_(?:order|item)_\\d+)\\b");
   private static final GeneIdLayout LAYOUT = GeneIdLayout.defaults();
 
-  private final List<String> statements = Collections.synchronizedList(new ArrayList<>());
   private final Map<String, DataSource> physical = new LinkedHashMap<>();
+  /** Data source name by the catalog (database) its connections report, to name where a routed statement ran. */
+  private final Map<String, String> dataSourceByCatalog = new LinkedHashMap<>();
 
   private ShardingDemo() {}
 
@@ -102,8 +103,10 @@ public final class ShardingDemo {
         pools.add(pool);
         createTables(pool);
         physical.put(name, pool);
-        dataSources.put(name, new PhysicalStatementLog(name, pool, config.getJdbcUrl(), config.getUsername(),
-            config.getPassword(), statements));
+        try (Connection c = pool.getConnection()) {
+          dataSourceByCatalog.put(c.getCatalog(), name);
+        }
+        dataSources.put(name, pool);
       }
       System.out.println("gene-id ShardingSphere demo on " + (server == null ? "embedded H2" : server.label + " "
           + created) + ": " + physical.keySet() + " x [t_order_0, t_order_1] / [t_item_0, t_item_1]");
@@ -227,29 +230,32 @@ public final class ShardingDemo {
     }
   }
 
+  /**
+   * Runs {@code sql} and prints how many physical statements ShardingSphere routed it to
+   * ({@link ShardingSpherePreparedStatement#getRoutedStatements()}) and on which tables: the data source from the
+   * statement's connection, the tables from its SQL as the driver shows it.
+   */
   private void query(Connection c, String sql, Object parameter, String label) throws SQLException {
-    statements.clear();
     int rows = 0;
+    List<PreparedStatement> run;
+    List<String> tables = new ArrayList<>();
     try (PreparedStatement ps = c.prepareStatement(sql)) {
       ps.setObject(1, parameter);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
           rows++;
         }
+        run = new ArrayList<>(ps.unwrap(ShardingSpherePreparedStatement.class).getRoutedStatements());
+        for (PreparedStatement routed : run) {
+          String ds = dataSourceByCatalog.get(routed.getConnection().getCatalog());
+          Matcher m = PHYSICAL_TABLE.matcher(routed.toString()); // H2, MariaDB and PostgreSQL show their SQL
+          while (m.find()) {
+            tables.add(ds + "." + m.group(1));
+          }
+        }
       }
     }
-    List<String> run;
-    synchronized (statements) {
-      run = new ArrayList<>(statements);
-    }
-    List<String> tables = new ArrayList<>();
-    for (String s : run) {
-      String ds = s.substring(0, s.indexOf(' '));
-      Matcher m = PHYSICAL_TABLE.matcher(s);
-      while (m.find()) {
-        tables.add(ds + "." + m.group(1));
-      }
-    }
+    tables.sort(null);
     System.out.printf("  %-12s %-63s -> %d row%s, %d physical statement%s on %d table%s %s%n", label,
         sql.replace("?", parameter instanceof String ? "'" + parameter + "'" : String.valueOf(parameter)), rows,
         rows == 1 ? "" : "s", run.size(), run.size() == 1 ? "" : "s", tables.size(), tables.size() == 1 ? "" : "s",

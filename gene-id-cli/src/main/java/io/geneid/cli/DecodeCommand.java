@@ -7,17 +7,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code gene-id decode <id>...}: the timestamp, worker, sequence and gene of each id. */
 @Command(name = "decode", mixinStandardHelpOptions = true,
     description = "Shows the timestamp (UTC and local), worker id, sequence and gene of each id.")
-final class DecodeCommand implements Callable<Integer> {
+final class DecodeCommand extends LayoutSubcommand {
 
   /** Timestamps further ahead than this are flagged: ids never borrow more than a minute. */
   private static final Duration FUTURE_SLACK = Duration.ofMinutes(1);
@@ -26,23 +23,14 @@ final class DecodeCommand implements Callable<Integer> {
   @SuppressWarnings("NullAway.Init")
   GeneIdCli cli;
 
-  @Mixin
-  LayoutOptions layoutOptions = new LayoutOptions();
-
   @Parameters(arity = "1..*", paramLabel = "<id>", description = "Ids to decode (decimal).")
   List<String> ids = new ArrayList<>();
 
-  @CommandLine.Spec
-  @SuppressWarnings("NullAway.Init")
-  CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    List<String> notes = new ArrayList<>();
-    GeneIdLayout layout = layoutOptions.resolve(notes);
+    GeneIdLayout layout = layout();
     List<Long> values = ids.stream().map(Ids::id).toList(); // every id checked before any output
-    PrintWriter out = spec.commandLine().getOut();
-    notes.forEach(spec.commandLine().getErr()::println);
+    PrintWriter out = out();
     Instant now = cli.clock().instant();
     out.println(Text.row("layout", LayoutOptions.describe(layout)));
     for (long id : values) {

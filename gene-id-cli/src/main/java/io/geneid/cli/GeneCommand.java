@@ -2,13 +2,8 @@ package io.geneid.cli;
 
 import io.geneid.core.GeneIdLayout;
 import java.io.PrintWriter;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -16,10 +11,7 @@ import picocli.CommandLine.Parameters;
 @Command(name = "gene", mixinStandardHelpOptions = true,
     description = {"Shows the gene of a parent key: the low G bits of a whole number; the CRC-32C of the UTF-8"
         + " bytes, masked to G bits, of any other text (a UUID as its lower-case canonical string)."})
-final class GeneCommand implements Callable<Integer> {
-
-  @Mixin
-  LayoutOptions layoutOptions = new LayoutOptions();
+final class GeneCommand extends LayoutSubcommand {
 
   @Parameters(index = "0", paramLabel = "<parentKey>", description = "The parent key: a number, a UUID or text.")
   String key = "";
@@ -27,14 +19,9 @@ final class GeneCommand implements Callable<Integer> {
   @Option(names = "--string", description = "Hash the key as text even if it is a number (a VARCHAR key of digits).")
   boolean string;
 
-  @CommandLine.Spec
-  @SuppressWarnings("NullAway.Init")
-  CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    List<String> notes = new ArrayList<>();
-    GeneIdLayout layout = layoutOptions.resolve(notes);
+    GeneIdLayout layout = layout();
     int g = layout.geneBits();
     String kind;
     String rule;
@@ -59,8 +46,7 @@ final class GeneCommand implements Callable<Integer> {
       rule = "CRC-32C of the UTF-8 bytes, low " + g + " bits";
       gene = layout.geneOf(key);
     }
-    PrintWriter out = spec.commandLine().getOut();
-    notes.forEach(spec.commandLine().getErr()::println);
+    PrintWriter out = out();
     out.println(Text.row("key", key));
     out.println(Text.row("kind", kind));
     out.println(Text.row("rule", g == 0 ? "none: the layout has no gene bits (G=0), every key has gene 0" : rule));

@@ -5,38 +5,24 @@ import io.geneid.core.GeneSnowflakeGenerator;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.ParentCommand;
 
 /** {@code gene-id layout}: how long, how many workers, how many genes, how fast, how long JavaScript-safe. */
 @Command(name = "layout", mixinStandardHelpOptions = true,
     description = "Reports the capacity of a layout: when its timestamp field runs out, workers, genes, ids per"
         + " second, and when its ids stop being JavaScript-safe (above 2^53 - 1).")
-final class LayoutCommand implements Callable<Integer> {
+final class LayoutCommand extends LayoutSubcommand {
 
   @ParentCommand
   @SuppressWarnings("NullAway.Init")
   GeneIdCli cli;
 
-  @Mixin
-  LayoutOptions layoutOptions = new LayoutOptions();
-
-  @CommandLine.Spec
-  @SuppressWarnings("NullAway.Init")
-  CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    List<String> notes = new ArrayList<>();
-    GeneIdLayout layout = layoutOptions.resolve(notes);
+    GeneIdLayout layout = layout();
     Instant now = cli.clock().instant();
-    PrintWriter out = spec.commandLine().getOut();
-    notes.forEach(spec.commandLine().getErr()::println);
+    PrintWriter out = out();
 
     Instant end = layout.lastTimestamp().plusMillis(1);
     out.println(Text.row("layout", LayoutOptions.describe(layout)));

@@ -4,20 +4,14 @@ import io.geneid.core.GeneIdLayout;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /** {@code gene-id shard <id> --sharding-count N}: the target a GENE_MOD sharding algorithm routes an id to. */
 @Command(name = "shard", mixinStandardHelpOptions = true,
     description = "Shows the target index of each id (or numeric parent key) under GENE_MOD: gene %% sharding-count.")
-final class ShardCommand implements Callable<Integer> {
-
-  @Mixin
-  LayoutOptions layoutOptions = new LayoutOptions();
+final class ShardCommand extends LayoutSubcommand {
 
   @Parameters(arity = "1..*", paramLabel = "<id>", description = "Ids or numeric parent keys (decimal).")
   List<String> ids = new ArrayList<>();
@@ -26,14 +20,9 @@ final class ShardCommand implements Callable<Integer> {
       description = "Number of targets (databases or tables), in [1, 2^G].")
   String shardingCount = "";
 
-  @CommandLine.Spec
-  @SuppressWarnings("NullAway.Init")
-  CommandLine.Model.CommandSpec spec;
-
   @Override
   public Integer call() {
-    List<String> notes = new ArrayList<>();
-    GeneIdLayout layout = layoutOptions.resolve(notes);
+    GeneIdLayout layout = layout();
     long n = Ids.wholeNumber("sharding-count", shardingCount);
     long genes = layout.geneCount();
     if (n < 1 || n > genes) {
@@ -42,8 +31,7 @@ final class ShardCommand implements Callable<Integer> {
           + ", and a target no gene maps to is never used");
     }
     List<Long> values = ids.stream().map(Ids::id).toList();
-    PrintWriter out = spec.commandLine().getOut();
-    notes.forEach(spec.commandLine().getErr()::println);
+    PrintWriter out = out();
     boolean first = true;
     for (long id : values) {
       if (!first) {

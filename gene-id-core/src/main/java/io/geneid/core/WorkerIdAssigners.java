@@ -11,6 +11,8 @@ import java.util.ServiceLoader;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -391,6 +393,20 @@ public final class WorkerIdAssigners {
           + min + " but was " + max);
     }
     return new long[] {min, top};
+  }
+
+  /**
+   * Waits before the next try to acquire a worker id of {@code space}: a tenth of the TTL, at least 20 ms, at most
+   * {@code remainingNanos}.
+   *
+   * @throws GeneIdException if the thread is interrupted (its interrupt status stays set)
+   */
+  public static void pauseBeforeRetry(String space, Duration ttl, long remainingNanos) {
+    LockSupport.parkNanos(Math.min(remainingNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(20, ttl.toMillis() / 10))));
+    if (Thread.interrupted()) {
+      Thread.currentThread().interrupt();
+      throw new GeneIdException("interrupted while waiting for a free worker id of space '" + space + "'");
+    }
   }
 
   /** {@code <pid>@<host name>}. */

@@ -259,13 +259,13 @@ public abstract class AbstractWorkerIdAssignerContractTest {
   @Test
   void aHolderThatCannotRenewStopsIssuingWithinItsTtl() throws Exception {
     String space = newSpace();
-    LeaseTcpProxy proxy = track(new LeaseTcpProxy("127.0.0.1", storePort()));
+    TcpProxy proxy = track(new TcpProxy("127.0.0.1", storePort()));
     WorkerIdAssigner a = track(assigner(space, 0, 3, TTL, TTL, "cut-off", proxy.port()));
     try (LeasedGeneGenerator g = generator(a, GeneClock.system())) {
       long workerId = g.workerId();
       g.nextId();
       long cut = System.nanoTime();
-      proxy.close(); // the store vanishes
+      proxy.stop(); // the store vanishes
       Throwable fenced = null;
       long count = 0;
       long lastIssuedCallStart = cut;

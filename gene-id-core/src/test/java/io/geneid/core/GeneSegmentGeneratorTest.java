@@ -1,5 +1,6 @@
 package io.geneid.core;
 
+import static io.geneid.core.AbstractSegmentStoreContractTest.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -9,15 +10,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * The generator over {@link SegmentTestStore}: ids and genes, prefetch, outages with exact messages, adaptive step,
+ * settings. What every store must do with it (uniqueness across generators, restart, a store that lost its counter)
+ * is {@link AbstractSegmentStoreContractTest}, run here by {@link InMemorySegmentStoreContractTest}.
+ */
 class GeneSegmentGeneratorTest {
 
   private final SegmentTestStore store = new SegmentTestStore();
@@ -40,18 +41,6 @@ class GeneSegmentGeneratorTest {
   private GeneSegmentGenerator track(GeneSegmentGenerator g) {
     built.add(g);
     return g;
-  }
-
-  /** Waits for the background thread (an event, not time). */
-  static void await(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
-    }
   }
 
   // ---------------------------------------------------------------- ids and genes
@@ -146,39 +135,6 @@ class GeneSegmentGeneratorTest {
     GeneSegmentGenerator g = track(builder().layout(layout).minStep(10).maxStep(10).build());
     assertThat(g.geneBits()).isEqualTo(8);
     assertThat(g.nextId(255)).isEqualTo((1L << 8) | 255);
-  }
-
-  // ---------------------------------------------------------------- uniqueness
-
-  @Test
-  void threadsAndGeneratorsSharingAStoreNeverIssueTheSameId() throws Exception {
-    GeneSegmentGenerator g1 = track(builder().minStep(10).maxStep(200).build());
-    GeneSegmentGenerator g2 = track(builder().minStep(10).maxStep(200).build());
-    int threads = 4;
-    int perThread = 50_000;
-    Set<Long> ids = ConcurrentHashMap.newKeySet();
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    try {
-      List<Future<?>> futures = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        GeneSegmentGenerator g = t % 2 == 0 ? g1 : g2;
-        int seed = t;
-        futures.add(pool.submit(() -> {
-          for (int i = 0; i < perThread; i++) {
-            long id = (i & 1) == 0 ? g.nextId() : g.nextIdFor(i + seed);
-            if (!ids.add(id)) {
-              throw new AssertionError("duplicate id " + id);
-            }
-          }
-        }));
-      }
-      for (Future<?> f : futures) {
-        f.get();
-      }
-    } finally {
-      pool.shutdownNow();
-    }
-    assertThat(ids).hasSize(threads * perThread).allMatch(id -> id > 0);
   }
 
   @Test
@@ -284,23 +240,6 @@ class GeneSegmentGeneratorTest {
       assertThat(values.add(g.valueOf(g.nextId()))).isTrue();
     }
     assertThat(values).hasSize(40);
-  }
-
-  @Test
-  void aStoreThatGoesBackwardsIsRefused() {
-    GeneSegmentGenerator g = fixedStep(10);
-    for (int i = 0; i < 5; i++) {
-      g.nextId();
-    }
-    await(() -> g.status().nextReady());
-    store.reset(0); // e.g. a Redis without persistence restarted
-    for (int i = 0; i < 15; i++) {
-      g.nextId(); // the two segments fetched before the reset are still fine
-    }
-    assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("the segment store SegmentTestStore handed out [")
-        .hasMessageContaining("for tag 'order', which is not above the highest value already handed out (20): "
-            + "the store lost or reset its counter, refusing the segment so that no id is issued twice");
   }
 
   @Test

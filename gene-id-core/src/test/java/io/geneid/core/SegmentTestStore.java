@@ -1,17 +1,20 @@
 package io.geneid.core;
 
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
 /**
- * An in-process {@link SegmentStore} for the generator's unit tests: one counter, the steps asked for, and switches
- * to fail, to block or to reset the counter. The real stores are tested against real services in gene-id-jdbc and
+ * An in-process {@link SegmentStore} for the generator's unit tests: a counter per tag, the steps asked for, and
+ * switches to fail, to block or to reset a counter. The real stores are tested against real services in gene-id-jdbc and
  * gene-id-redis.
  */
 final class SegmentTestStore implements SegmentStore {
-  private long max;
+  private final long initialMax;
+  private final Map<String, Long> maxByTag = new HashMap<>();
   private final List<Long> steps = new ArrayList<>();
   private volatile RuntimeException failure;
   private volatile CountDownLatch gate;
@@ -23,7 +26,7 @@ final class SegmentTestStore implements SegmentStore {
   }
 
   SegmentTestStore(long initialMax) {
-    this.max = initialMax;
+    this.initialMax = initialMax;
   }
 
   @Override
@@ -46,12 +49,12 @@ final class SegmentTestStore implements SegmentStore {
       if (f != null) {
         throw f;
       }
+      long max = maxByTag.getOrDefault(bizTag, initialMax) + step;
+      maxByTag.put(bizTag, max);
       if (failEveryOther > 0 && calls % 2 == 0) {
-        failEveryOther--;
-        max += step; // the counter moved but the answer was lost: the range must become a gap
+        failEveryOther--; // the counter moved but the answer was lost: the range must become a gap
         throw new GeneIdException("test store lost the answer to call " + calls);
       }
-      max += step;
       return new Segment(max - step + 1, max);
     }
   }
@@ -68,8 +71,9 @@ final class SegmentTestStore implements SegmentStore {
     this.failEveryOther = times;
   }
 
-  synchronized void reset(long newMax) {
-    this.max = newMax;
+  /** Sets the counter of {@code tag}, e.g. back to 0 as a Redis without persistence does on restart. */
+  synchronized void reset(String tag, long newMax) {
+    maxByTag.put(tag, newMax);
   }
 
   void block(CountDownLatch gate) {
@@ -80,8 +84,8 @@ final class SegmentTestStore implements SegmentStore {
     return List.copyOf(steps);
   }
 
-  synchronized long max() {
-    return max;
+  synchronized long max(String tag) {
+    return maxByTag.getOrDefault(tag, initialMax);
   }
 
   @Override

@@ -1,6 +1,7 @@
 package io.geneid.jdbc;
 
 import io.geneid.core.GeneIdException;
+import io.geneid.core.LeaseAssignerBuilder;
 import io.geneid.core.WorkerIdAssigner;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerIdExhaustedException;
@@ -19,8 +20,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
@@ -86,16 +85,17 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     Connection get() throws SQLException;
   }
 
-  private JdbcWorkerIdAssigner(Builder b, ConnectionSource connections, String description) {
+  private JdbcWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease, ConnectionSource connections,
+      String description) {
     this.connections = connections;
     this.table = b.table;
     this.createTable = b.createTable;
-    this.space = b.space;
-    this.minWorkerId = b.minWorkerId;
-    this.maxWorkerId = b.maxWorkerId;
-    this.ttl = b.ttl;
-    this.acquireTimeout = Objects.requireNonNull(b.acquireTimeout);
-    this.owner = b.owner;
+    this.space = lease.space();
+    this.minWorkerId = lease.minWorkerId();
+    this.maxWorkerId = lease.maxWorkerId();
+    this.ttl = lease.ttl();
+    this.acquireTimeout = lease.acquireTimeout();
+    this.owner = lease.owner();
     this.description = description;
   }
 
@@ -158,11 +158,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         throw new WorkerIdExhaustedException(space, range[0], range[1], holders, " in " + description
             + " after waiting " + acquireTimeout.toMillis() + " ms");
       }
-      LockSupport.parkNanos(Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(Math.max(20, ttl.toMillis() / 10))));
-      if (Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-        throw new GeneIdException("interrupted while waiting for a free worker id of space '" + space + "'");
-      }
+      WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
     }
   }
 
@@ -380,20 +376,18 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         + "]";
   }
 
-  /** Configuration of a {@link JdbcWorkerIdAssigner}. */
-  public static final class Builder {
+  /**
+   * Configuration of a {@link JdbcWorkerIdAssigner}: the connections and the table here, the pool's settings
+   * ({@code space}, {@code workerIds}, {@code ttl}, {@code acquireTimeout}, {@code owner}) in
+   * {@link LeaseAssignerBuilder}.
+   */
+  public static final class Builder extends LeaseAssignerBuilder<Builder> {
     @Nullable DataSource dataSource;
     @Nullable String jdbcUrl;
     @Nullable String username;
     @Nullable String password;
     String table = DEFAULT_TABLE;
     boolean createTable;
-    String space = WorkerIdAssigners.DEFAULT_SPACE;
-    long minWorkerId;
-    long maxWorkerId = Integer.MAX_VALUE;
-    Duration ttl = WorkerIdAssigners.DEFAULT_TTL;
-    @Nullable Duration acquireTimeout;
-    String owner = WorkerIdAssigners.defaultOwner();
 
     private Builder() {}
 
@@ -425,52 +419,20 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       return this;
     }
 
-    /** The pool name. Default {@code "default"}. */
-    public Builder space(String space) {
-      this.space = WorkerIdAssigners.checkSpace(space);
-      return this;
-    }
-
-    /** The worker ids of this pool, e.g. one datacenter's sub-range. Default: all ids of the layout. */
-    public Builder workerIds(long min, long max) {
-      if (min < 0 || max < min) {
-        throw new IllegalArgumentException("worker id range must satisfy 0 <= min <= max but was [" + min + ", "
-            + max + "]");
-      }
-      this.minWorkerId = min;
-      this.maxWorkerId = max;
-      return this;
-    }
-
-    /** Lease time to live, in [100ms, 1h]. Default 30 s. Every process of a space must use the same. */
-    public Builder ttl(Duration ttl) {
-      this.ttl = Objects.requireNonNull(ttl, "ttl");
-      return this;
-    }
-
-    /** How long acquisitions wait for a free worker id. Default two TTLs. */
-    public Builder acquireTimeout(Duration acquireTimeout) {
-      this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
-      return this;
-    }
-
-    /** Shown as the holder. Default {@code pid@host}. */
-    public Builder owner(String owner) {
+    /** The holder column holds 1 to 255 characters. */
+    @Override
+    protected String checkOwner(String owner) {
       if (owner.isEmpty() || owner.length() > 255) {
         throw new IllegalArgumentException("owner must be 1 to 255 characters but was '" + owner + "'");
       }
-      this.owner = owner;
-      return this;
+      return owner;
     }
 
     public JdbcWorkerIdAssigner build() {
-      WorkerIdAssigners.checkDuration("lease-ttl", ttl, Duration.ofMillis(100), Duration.ofHours(1));
-      if (acquireTimeout == null) {
-        acquireTimeout = ttl.multipliedBy(2);
-      }
+      WorkerIdAssigners.LeaseSettings lease = leaseSettings();
       if (dataSource != null) {
         DataSource ds = dataSource;
-        return new JdbcWorkerIdAssigner(this, ds::getConnection, "database " + ds + " (table " + table + ")");
+        return new JdbcWorkerIdAssigner(this, lease, ds::getConnection, "database " + ds + " (table " + table + ")");
       }
       if (jdbcUrl == null) {
         throw new IllegalArgumentException("a DataSource or a JDBC URL (jdbc-url) is required");
@@ -479,7 +441,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       String user = username;
       String pass = password;
       String shown = url.replaceAll("(?i)(password=)[^&;]*", "$1***");
-      return new JdbcWorkerIdAssigner(this, () -> DriverManager.getConnection(url, user, pass),
+      return new JdbcWorkerIdAssigner(this, lease, () -> DriverManager.getConnection(url, user, pass),
           "database " + shown + " (table " + table + ")");
     }
   }

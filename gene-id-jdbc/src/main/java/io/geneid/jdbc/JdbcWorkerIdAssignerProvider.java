@@ -41,11 +41,7 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
         .jdbcUrl(WorkerIdAssigners.required(props, JDBC_URL, type()), user, password)
         .table(WorkerIdAssigners.string(props, JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
         .createTable(WorkerIdAssigners.bool(props, JDBC_CREATE_TABLE, false))
-        .space(s.space())
-        .workerIds(s.minWorkerId(), s.maxWorkerId())
-        .ttl(s.ttl())
-        .acquireTimeout(s.acquireTimeout())
-        .owner(s.owner())
+        .leaseSettings(s)
         .build();
   }
 

@@ -1,14 +1,8 @@
 package io.geneid.jdbc;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import java.nio.file.Files;
+import io.geneid.core.SegmentMultiJvm;
 import java.nio.file.Path;
-import java.util.ArrayList;
-import java.util.HashSet;
 import java.util.List;
-import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -16,55 +10,14 @@ import org.junit.jupiter.params.provider.EnumSource;
 /** Three JVMs issue segment ids from one table at the same time: zero duplicates. */
 class JdbcSegmentMultiJvmTest {
 
-  static final int JVMS = 3;
-  static final int THREADS = 2;
-  static final int PER_THREAD = 20_000;
-
   @ParameterizedTest
   @EnumSource(value = SegmentDatabase.Kind.class, names = {"MARIADB", "POSTGRESQL"})
   void threeJvmsSharingOneTableNeverIssueTheSameId(SegmentDatabase.Kind kind, @TempDir Path dir)
       throws Exception {
     try (SegmentDatabase db = SegmentDatabase.create(kind)) {
       JdbcSegmentStore.builder(db.pool()).build().createTable();
-      List<Process> processes = new ArrayList<>();
-      for (int i = 0; i < JVMS; i++) {
-        processes.add(new ProcessBuilder(javaCommand(db, dir, i))
-            .redirectErrorStream(true)
-            .redirectOutput(dir.resolve("log-" + i + ".txt").toFile())
-            .start());
-      }
-      for (int i = 0; i < JVMS; i++) {
-        Process p = processes.get(i);
-        if (!p.waitFor(90, TimeUnit.SECONDS)) {
-          processes.forEach(Process::destroyForcibly);
-          throw new AssertionError("JVM " + i + " did not finish within 90 s");
-        }
-        assertThat(p.exitValue()).as("JVM %d exit code; its output:%n%s", i,
-            Files.readString(dir.resolve("log-" + i + ".txt"))).isZero();
-      }
-      Set<Long> ids = new HashSet<>();
-      long total = 0;
-      for (int i = 0; i < JVMS; i++) {
-        for (String line : Files.readAllLines(dir.resolve("ids-" + i + ".txt"))) {
-          long id = Long.parseLong(line);
-          total++;
-          assertThat(id).isPositive();
-          assertThat(ids.add(id)).as("id %d issued twice", id).isTrue();
-        }
-      }
-      assertThat(total).isEqualTo((long) JVMS * THREADS * PER_THREAD);
-      assertThat(ids).hasSize(JVMS * THREADS * PER_THREAD);
+      SegmentMultiJvm.run(SegmentJvmMain.class,
+          List.of(db.url(), db.kind.user, db.kind.password.isEmpty() ? "-" : db.kind.password), dir);
     }
   }
-
-  private static List<String> javaCommand(SegmentDatabase db, Path dir, int index) {
-    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    return List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"),
-        SegmentJvmMain.class.getName(),
-        db.url(), db.kind.user, db.kind.password.isEmpty() ? "-" : db.kind.password, "order",
-        Integer.toString(THREADS), Integer.toString(PER_THREAD), dir.toString(), Integer.toString(index),
-        Integer.toString(JVMS));
-  }
-
 }

@@ -9,19 +9,15 @@ import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
+/**
+ * What only the JDBC segment store does: its DDL, its row, its errors. The store's contract runs per database in
+ * {@link AbstractJdbcSegmentStoreContractTest}'s subclasses.
+ */
 class JdbcSegmentStoreTest {
 
   @ParameterizedTest
@@ -43,48 +39,6 @@ class JdbcSegmentStoreTest {
         assertThat(rs.getLong(1)).isEqualTo(30);
         assertThat(rs.getLong(2)).isEqualTo(20);
         assertThat(rs.getLong(3)).isEqualTo(2);
-      }
-    }
-  }
-
-  @ParameterizedTest
-  @EnumSource(SegmentDatabase.Kind.class)
-  void racingClaimsGetDisjointRangesThatCoverTheCounter(SegmentDatabase.Kind kind) throws Exception {
-    try (SegmentDatabase db = SegmentDatabase.create(kind)) {
-      DataSource ds = db.pool();
-      JdbcSegmentStore.builder(ds).table("seg_race").build().createTable();
-      int threads = 6;
-      int claimsPerThread = 40;
-      ExecutorService pool = Executors.newFixedThreadPool(threads);
-      CountDownLatch go = new CountDownLatch(1);
-      List<Future<List<Segment>>> futures = new ArrayList<>();
-      try {
-        for (int t = 0; t < threads; t++) {
-          // one store per thread: as many processes racing for the same row, starting with the insert of the tag
-          JdbcSegmentStore store = JdbcSegmentStore.builder(ds).table("seg_race").build();
-          futures.add(pool.submit(() -> {
-            go.await();
-            List<Segment> mine = new ArrayList<>();
-            for (int i = 0; i < claimsPerThread; i++) {
-              mine.add(store.nextSegment("race", 1 + ThreadLocalRandom.current().nextInt(50)));
-            }
-            return mine;
-          }));
-        }
-        go.countDown();
-        List<Segment> all = new ArrayList<>();
-        for (Future<List<Segment>> f : futures) {
-          all.addAll(f.get());
-        }
-        all.sort(Comparator.comparingLong(Segment::start));
-        long expectedStart = 1;
-        for (Segment s : all) {
-          assertThat(s.start()).as("segments overlap or leave a hole at %s", s).isEqualTo(expectedStart);
-          expectedStart = s.endInclusive() + 1;
-        }
-        assertThat(all).hasSize(threads * claimsPerThread);
-      } finally {
-        pool.shutdownNow();
       }
     }
   }

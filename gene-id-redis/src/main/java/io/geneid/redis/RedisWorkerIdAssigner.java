@@ -1,6 +1,7 @@
 package io.geneid.redis;
 
 import io.geneid.core.GeneIdException;
+import io.geneid.core.LeaseAssignerBuilder;
 import io.geneid.core.WorkerIdAssigner;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerIdExhaustedException;
@@ -26,8 +27,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.locks.LockSupport;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -79,13 +78,13 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final StatefulRedisConnection<String, String> connection;
   private final boolean ownsConnection;
 
-  private RedisWorkerIdAssigner(Builder b) {
-    this.space = b.space;
-    this.minWorkerId = b.minWorkerId;
-    this.maxWorkerId = b.maxWorkerId;
-    this.ttl = b.ttl;
-    this.acquireTimeout = b.acquireTimeout;
-    this.owner = b.owner;
+  private RedisWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
+    this.space = lease.space();
+    this.minWorkerId = lease.minWorkerId();
+    this.maxWorkerId = lease.maxWorkerId();
+    this.ttl = lease.ttl();
+    this.acquireTimeout = lease.acquireTimeout();
+    this.owner = lease.owner();
     String base = b.keyPrefix + ":lease:{" + space + "}:";
     this.keys = new String[] {base + "expiry", base + "holder", base + "token", base + "mark", base + "meta"};
     Duration timeout = b.commandTimeout != null ? b.commandTimeout
@@ -167,12 +166,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
         throw new WorkerIdExhaustedException(space, range[0], range[1], holders, detail + " in " + description
             + " after waiting " + acquireTimeout.toMillis() + " ms");
       }
-      long pause = Math.min(remaining, TimeUnit.MILLISECONDS.toNanos(Math.max(20, ttl.toMillis() / 10)));
-      LockSupport.parkNanos(pause);
-      if (Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-        throw new GeneIdException("interrupted while waiting for a free worker id of space '" + space + "'");
-      }
+      WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
     }
   }
 
@@ -284,14 +278,12 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  /** Configuration of a {@link RedisWorkerIdAssigner}. */
-  public static final class Builder {
-    String space = WorkerIdAssigners.DEFAULT_SPACE;
-    long minWorkerId;
-    long maxWorkerId = Integer.MAX_VALUE;
-    Duration ttl = WorkerIdAssigners.DEFAULT_TTL;
-    @Nullable Duration acquireTimeout;
-    String owner = WorkerIdAssigners.defaultOwner();
+  /**
+   * Configuration of a {@link RedisWorkerIdAssigner}: the Redis and its key prefix here, the pool's settings
+   * ({@code space}, {@code workerIds}, {@code ttl}, {@code acquireTimeout}, {@code owner}) in
+   * {@link LeaseAssignerBuilder}.
+   */
+  public static final class Builder extends LeaseAssignerBuilder<Builder> {
     String keyPrefix = DEFAULT_KEY_PREFIX;
     @Nullable String redisUri;
     @Nullable StatefulRedisConnection<String, String> connection;
@@ -311,41 +303,6 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
      */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");
-      return this;
-    }
-
-    /** The pool name. Default {@code "default"}. */
-    public Builder space(String space) {
-      this.space = WorkerIdAssigners.checkSpace(space);
-      return this;
-    }
-
-    /** The worker ids of this pool, e.g. one datacenter's sub-range. Default: all ids of the layout. */
-    public Builder workerIds(long min, long max) {
-      if (min < 0 || max < min) {
-        throw new IllegalArgumentException("worker id range must satisfy 0 <= min <= max but was [" + min + ", "
-            + max + "]");
-      }
-      this.minWorkerId = min;
-      this.maxWorkerId = max;
-      return this;
-    }
-
-    /** Lease time to live, in [100ms, 1h]. Default 30 s. Every process of a space must use the same. */
-    public Builder ttl(Duration ttl) {
-      this.ttl = Objects.requireNonNull(ttl, "ttl");
-      return this;
-    }
-
-    /** How long {@link #build()}'s acquisitions wait for a free worker id. Default two TTLs. */
-    public Builder acquireTimeout(Duration acquireTimeout) {
-      this.acquireTimeout = Objects.requireNonNull(acquireTimeout, "acquireTimeout");
-      return this;
-    }
-
-    /** Shown as the holder. Default {@code pid@host}. */
-    public Builder owner(String owner) {
-      this.owner = Objects.requireNonNull(owner, "owner");
       return this;
     }
 
@@ -371,14 +328,11 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
      * @throws GeneIdException if Redis cannot be reached
      */
     public RedisWorkerIdAssigner build() {
-      WorkerIdAssigners.checkDuration("lease-ttl", ttl, Duration.ofMillis(100), Duration.ofHours(1));
-      if (acquireTimeout == null) {
-        acquireTimeout = ttl.multipliedBy(2);
-      }
+      WorkerIdAssigners.LeaseSettings lease = leaseSettings();
       if (redisUri == null && connection == null) {
         throw new IllegalArgumentException("a Redis URI (redis-uri) or a connection is required");
       }
-      return new RedisWorkerIdAssigner(this);
+      return new RedisWorkerIdAssigner(this, lease);
     }
   }
 }

@@ -34,11 +34,7 @@ public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProv
     RedisWorkerIdAssigner.Builder b = RedisWorkerIdAssigner.builder()
         .redisUri(WorkerIdAssigners.required(props, REDIS_URI, type()))
         .keyPrefix(WorkerIdAssigners.string(props, REDIS_KEY_PREFIX, RedisWorkerIdAssigner.DEFAULT_KEY_PREFIX))
-        .space(s.space())
-        .workerIds(s.minWorkerId(), s.maxWorkerId())
-        .ttl(s.ttl())
-        .acquireTimeout(s.acquireTimeout())
-        .owner(s.owner());
+        .leaseSettings(s);
     if (props.containsKey(REDIS_TIMEOUT)) {
       b.commandTimeout(WorkerIdAssigners.checkDuration(REDIS_TIMEOUT,
           WorkerIdAssigners.duration(props, REDIS_TIMEOUT, s.ttl()), java.time.Duration.ofMillis(10), s.ttl()));

@@ -18,9 +18,9 @@ class RedisLeaseMultiJvmTest {
   @Test
   void fourJvmsOneRedisZeroDuplicates() throws Exception {
     String space = "gid_lease_mj" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    try (LeaseRedis store = new LeaseRedis()) {
-      store.age(space);
-      Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", LeaseRedis.URI,
+    try (TestRedis store = new TestRedis("lease_redis")) {
+      store.agePool(space);
+      Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", store.prefix, "space", space, "worker-id-max", "2", "lease-ttl", "1s",
           "lease-acquire-timeout", "3s");
       LeaseMultiJvm.Result r = LeaseMultiJvm.run("redis", props, 4, Duration.ofSeconds(16), Duration.ofSeconds(5),

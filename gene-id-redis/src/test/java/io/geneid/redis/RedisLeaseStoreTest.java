@@ -23,11 +23,11 @@ import org.junit.jupiter.api.Test;
 /** Redis-specific behaviour: a store that forgets, NOSCRIPT, an unreachable server, properties. */
 class RedisLeaseStoreTest {
 
-  private static LeaseRedis store;
+  private static TestRedis store;
 
   @BeforeAll
   static void connect() {
-    store = new LeaseRedis();
+    store = new TestRedis("lease_redis");
   }
 
   @AfterAll
@@ -40,7 +40,7 @@ class RedisLeaseStoreTest {
   }
 
   private static RedisWorkerIdAssigner.Builder assigner(String space) {
-    return RedisWorkerIdAssigner.builder().redisUri(LeaseRedis.URI).keyPrefix(store.prefix).space(space)
+    return RedisWorkerIdAssigner.builder().redisUri(TestRedis.URI).keyPrefix(store.prefix).space(space)
         .ttl(Duration.ofSeconds(1)).acquireTimeout(Duration.ZERO).workerIds(0, 3);
   }
 
@@ -52,21 +52,21 @@ class RedisLeaseStoreTest {
           .hasMessageStartingWith("no free worker id in space '" + space + "': all 4 worker ids of the pool [0, 3] "
               + "are taken (4 of them have an unknown history after the store lost its data, and become usable at ");
     }
-    long born = Long.parseLong(store.redis().hget(store.key(space, "meta"), "born"));
+    long born = Long.parseLong(store.redis().hget(store.leaseKey(space, "meta"), "born"));
     try (RedisWorkerIdAssigner a = assigner(space).acquireTimeout(Duration.ofSeconds(10)).build()) {
       WorkerLease lease = a.acquire(255);
       long usableAt = born + 1_000 + RedisWorkerIdAssigner.UNKNOWN_HISTORY_SLACK.toMillis();
       assertThat(lease.previousHighWaterMark().toEpochMilli()).isEqualTo(usableAt);
       assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(usableAt - 50); // server and client share a host
     } finally {
-      store.forget(space);
+      store.forgetPool(space);
     }
   }
 
   @Test
   void aHolderWhoseStoreForgotFencesAtOnceAndComesBackAfterTheUnknownHistoryWait() throws Exception {
     String space = space();
-    store.age(space);
+    store.agePool(space);
     try (LeasedGeneGenerator g = LeasedGeneGenerator.builder()
         .assigner(assigner(space).acquireTimeout(Duration.ofSeconds(10)).build()).build()) {
       Set<Long> ids = new HashSet<>();
@@ -74,7 +74,7 @@ class RedisLeaseStoreTest {
         ids.add(g.nextId());
       }
       Instant markBefore = g.lease().highWaterMark();
-      store.forget(space); // a Redis restart without persistence
+      store.forgetPool(space); // a Redis restart without persistence
       long forgotten = System.currentTimeMillis();
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
       while (g.leasesLost() == 0 && System.nanoTime() < deadline) {
@@ -94,14 +94,14 @@ class RedisLeaseStoreTest {
         assertThat(ids.add(g.nextId())).isTrue();
       }
     } finally {
-      store.forget(space);
+      store.forgetPool(space);
     }
   }
 
   @Test
   void noScriptAfterARestartFallsBackToEval() {
     String space = space();
-    store.age(space);
+    store.agePool(space);
     try (RedisWorkerIdAssigner a = assigner(space).build()) {
       // a body the server has never cached stands for the cache a restart empties (no SCRIPT FLUSH on a shared
       // server)
@@ -112,7 +112,7 @@ class RedisLeaseStoreTest {
       assertThat(reply.get(0)).isEqualTo("ok");
       assertThat(store.redis().scriptExists(uncached.sha)).containsExactly(true);
     } finally {
-      store.forget(space);
+      store.forgetPool(space);
     }
   }
 
@@ -131,8 +131,8 @@ class RedisLeaseStoreTest {
   @Test
   void propertiesBuildASharedRedisLeasedGenerator() {
     String space = space();
-    store.age(space);
-    Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", LeaseRedis.URI,
+    store.agePool(space);
+    Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
         "redis-key-prefix", store.prefix, "space", space, "worker-id-min", "8", "worker-id-max", "9",
         "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
     GeneIdGenerator g = WorkerIdAssigners.sharedGenerator(props);
@@ -140,10 +140,10 @@ class RedisLeaseStoreTest {
       assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(g);
       assertThat(((LeasedGeneGenerator) g).workerId()).isEqualTo(8);
       assertThat(g.geneBits()).isEqualTo(4);
-      assertThat(store.redis().zscore(store.key(space, "expiry"), "8")).isNotNull();
+      assertThat(store.redis().zscore(store.leaseKey(space, "expiry"), "8")).isNotNull();
     } finally {
       ((LeasedGeneGenerator) g).close();
-      store.forget(space);
+      store.forgetPool(space);
     }
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "redis")))
         .hasMessage("worker-assigner=redis needs the property 'redis-uri'");

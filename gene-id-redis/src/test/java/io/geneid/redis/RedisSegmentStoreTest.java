@@ -8,19 +8,17 @@ import io.geneid.core.Segment;
 import java.net.ServerSocket;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
+/**
+ * What only the Redis segment store does: its key, its checks of the counter, its connection handling. The store's
+ * contract runs in {@link RedisSegmentStoreContractTest}.
+ */
 class RedisSegmentStoreTest {
 
-  private final SegmentRedis redis = new SegmentRedis();
+  private final TestRedis redis = new TestRedis("segment");
   private final List<RedisSegmentStore> stores = new ArrayList<>();
 
   @AfterEach
@@ -30,55 +28,19 @@ class RedisSegmentStoreTest {
   }
 
   private RedisSegmentStore store() {
-    RedisSegmentStore store = RedisSegmentStore.builder(SegmentRedis.URI).keyPrefix(redis.prefix).build();
+    RedisSegmentStore store = RedisSegmentStore.builder(TestRedis.URI).keyPrefix(redis.prefix).build();
     stores.add(store);
     return store;
   }
 
   @Test
-  void aNewTagStartsAtOneAndRangesFollowTheCounter() {
+  void aTagIsOnePlainKeyHoldingItsCounter() {
     RedisSegmentStore store = store();
     assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
     assertThat(store.nextSegment("order", 20)).isEqualTo(new Segment(11, 30));
     assertThat(store.nextSegment("item", 5)).isEqualTo(new Segment(1, 5));
     assertThat(store.key("order")).isEqualTo(redis.prefix + "order");
     assertThat(redis.redis().get(redis.prefix + "order")).isEqualTo("30");
-  }
-
-  @Test
-  void racingClaimsGetDisjointRangesThatCoverTheCounter() throws Exception {
-    int threads = 6;
-    int claimsPerThread = 100;
-    ExecutorService pool = Executors.newFixedThreadPool(threads);
-    CountDownLatch go = new CountDownLatch(1);
-    List<Future<List<Segment>>> futures = new ArrayList<>();
-    try {
-      for (int t = 0; t < threads; t++) {
-        RedisSegmentStore store = store(); // one connection each, as separate processes
-        futures.add(pool.submit(() -> {
-          go.await();
-          List<Segment> mine = new ArrayList<>();
-          for (int i = 0; i < claimsPerThread; i++) {
-            mine.add(store.nextSegment("race", 1 + ThreadLocalRandom.current().nextInt(50)));
-          }
-          return mine;
-        }));
-      }
-      go.countDown();
-      List<Segment> all = new ArrayList<>();
-      for (Future<List<Segment>> f : futures) {
-        all.addAll(f.get());
-      }
-      all.sort(Comparator.comparingLong(Segment::start));
-      long expectedStart = 1;
-      for (Segment s : all) {
-        assertThat(s.start()).as("segments overlap or leave a hole at %s", s).isEqualTo(expectedStart);
-        expectedStart = s.endInclusive() + 1;
-      }
-      assertThat(all).hasSize(threads * claimsPerThread);
-    } finally {
-      pool.shutdownNow();
-    }
   }
 
   @Test
@@ -123,7 +85,7 @@ class RedisSegmentStoreTest {
         .hasMessage("step must be at least 1 but was 0");
     assertThatThrownBy(() -> store.nextSegment("", 1)).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("bizTag must not be empty");
-    assertThatThrownBy(() -> RedisSegmentStore.builder(SegmentRedis.URI).timeout(Duration.ofMinutes(2)).build())
+    assertThatThrownBy(() -> RedisSegmentStore.builder(TestRedis.URI).timeout(Duration.ofMinutes(2)).build())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("timeout must be in [PT0.01S, PT1M] but was PT2M");
     assertThatThrownBy(() -> RedisSegmentStore.builder("localhost:6379"))

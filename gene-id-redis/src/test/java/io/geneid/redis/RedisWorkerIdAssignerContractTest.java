@@ -8,11 +8,11 @@ import org.junit.jupiter.api.BeforeAll;
 
 class RedisWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
 
-  private static LeaseRedis store;
+  private static TestRedis store;
 
   @BeforeAll
   static void connect() {
-    store = new LeaseRedis();
+    store = new TestRedis("lease_redis");
   }
 
   @AfterAll
@@ -36,21 +36,21 @@ class RedisWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContract
 
   @Override
   protected int storePort() {
-    return LeaseRedis.PORT;
+    return TestRedis.PORT;
   }
 
   @Override
   protected void takeOver(String space, long workerId) {
-    store.redis().hset(store.key(space, "token"), Long.toString(workerId), "999999999");
+    store.redis().hset(store.leaseKey(space, "token"), Long.toString(workerId), "999999999");
   }
 
   @Override
   protected void prepare(String space) {
-    store.age(space);
+    store.agePool(space);
   }
 
   @Override
   protected void cleanup(String space) {
-    store.forget(space);
+    store.forgetPool(space);
   }
 }

@@ -1,80 +1,20 @@
 package io.geneid.redis;
 
-import io.geneid.core.GeneSegmentGenerator;
-import java.io.BufferedWriter;
-import java.nio.file.Files;
-import java.nio.file.Path;
-import java.time.Duration;
-import java.util.ArrayList;
+import io.geneid.core.SegmentMultiJvm;
 import java.util.List;
 
 /**
- * One process of {@link RedisSegmentMultiJvmTest}: issues ids from a shared Redis and writes them to a file.
- *
- * <p>Arguments: redisUri keyPrefix tag threads idsPerThread dir index parties. The process writes
- * {@code dir/ready-<index>}, waits until every party has, then writes its ids, one per line, to
- * {@code dir/ids-<index>.txt}.
+ * One process of {@link RedisSegmentMultiJvmTest}: {@link SegmentMultiJvm#issue} over a shared Redis. Store
+ * arguments: redisUri keyPrefix.
  */
 public final class SegmentRedisJvmMain {
 
   private SegmentRedisJvmMain() {}
 
   public static void main(String[] args) throws Exception {
-    String uri = args[0];
-    String prefix = args[1];
-    String tag = args[2];
-    int threads = Integer.parseInt(args[3]);
-    int perThread = Integer.parseInt(args[4]);
-    Path dir = Path.of(args[5]);
-    int index = Integer.parseInt(args[6]);
-    int parties = Integer.parseInt(args[7]);
-
-    try (RedisSegmentStore store = RedisSegmentStore.builder(uri).keyPrefix(prefix).build();
-        GeneSegmentGenerator generator = GeneSegmentGenerator.builder(store, tag).minStep(5).maxStep(50).build()) {
-      awaitParties(dir, index, parties);
-      long[][] ids = new long[threads][perThread];
-      List<Thread> workers = new ArrayList<>();
-      for (int t = 0; t < threads; t++) {
-        long[] mine = ids[t];
-        Thread w = new Thread(() -> {
-          for (int i = 0; i < mine.length; i++) {
-            mine[i] = (i & 1) == 0 ? generator.nextId() : generator.nextIdFor(i);
-          }
-        });
-        workers.add(w);
-        w.start();
-      }
-      for (Thread w : workers) {
-        w.join();
-      }
-      Path tmp = dir.resolve("ids-" + index + ".tmp");
-      try (BufferedWriter out = Files.newBufferedWriter(tmp)) {
-        for (long[] perThreadIds : ids) {
-          for (long id : perThreadIds) {
-            out.write(Long.toString(id));
-            out.newLine();
-          }
-        }
-      }
-      Files.move(tmp, dir.resolve("ids-" + index + ".txt"));
-    }
-  }
-
-  private static void awaitParties(Path dir, int index, int parties) throws Exception {
-    Files.createFile(dir.resolve("ready-" + index));
-    long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
-    while (true) {
-      long ready;
-      try (var files = Files.list(dir)) {
-        ready = files.filter(p -> p.getFileName().toString().startsWith("ready-")).count();
-      }
-      if (ready >= parties) {
-        return;
-      }
-      if (System.nanoTime() > deadline) {
-        throw new IllegalStateException("only " + ready + " of " + parties + " processes started within 60 s");
-      }
-      Thread.sleep(5); // polling the other processes' files, not waiting for time
+    List<String> store = SegmentMultiJvm.storeArgs(args);
+    try (RedisSegmentStore s = RedisSegmentStore.builder(store.get(0)).keyPrefix(store.get(1)).build()) {
+      SegmentMultiJvm.issue(args, s);
     }
   }
 }

@@ -1,5 +1,6 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneIdLayout;
 import io.geneid.core.WorkerIdAssigners;
 import java.time.Duration;
 import java.util.List;
@@ -12,6 +13,9 @@ import org.jspecify.annotations.Nullable;
  * both are accepted.
  */
 final class AlgorithmProps {
+
+  /** The property every gene-id algorithm has: G, the gene bits. */
+  static final String GENE_BITS = "gene-bits";
 
   private final String type;
   private final Properties props;
@@ -52,6 +56,23 @@ final class AlgorithmProps {
 
   @Nullable Object raw(String name) {
     return props.get(name);
+  }
+
+  /**
+   * {@code settings} once {@code init(Properties)} has set them.
+   *
+   * @throws IllegalStateException naming the algorithm type when it has not
+   */
+  static <T> T initialised(String type, @Nullable T settings) {
+    if (settings == null) {
+      throw new IllegalStateException(type + " was used before init(Properties)");
+    }
+    return settings;
+  }
+
+  /** {@link #GENE_BITS}: G in [0, {@value GeneIdLayout#MAX_GENE_BITS}], default that of the default layout. */
+  int geneBits() {
+    return (int) longValue(GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
   }
 
   /** A whole number in {@code [min, max]}, or {@code defaultValue} when absent. */

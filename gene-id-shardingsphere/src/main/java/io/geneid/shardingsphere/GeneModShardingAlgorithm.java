@@ -1,6 +1,5 @@
 package io.geneid.shardingsphere;
 
-import io.geneid.core.GeneIdLayout;
 import io.geneid.core.Genes;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -71,7 +70,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   public static final String TYPE = "GENE_MOD";
 
   static final String SHARDING_COUNT = "sharding-count";
-  static final String GENE_BITS = "gene-bits";
+  static final String GENE_BITS = AlgorithmProps.GENE_BITS;
   static final String GENE_DIVISOR = "gene-divisor";
   private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR);
 
@@ -90,7 +89,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   @Override
   public void init(Properties props) {
     AlgorithmProps p = AlgorithmProps.of(TYPE, props, PROPERTIES);
-    int bits = (int) p.longValue(GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
+    int bits = p.geneBits();
     long geneCount = 1L << bits;
     int count = (int) p.requiredLong(SHARDING_COUNT, 1, geneCount);
     int divisor = (int) p.longValue(GENE_DIVISOR, 1, geneCount, 1);

@@ -1,7 +1,6 @@
 package io.geneid.shardingsphere;
 
 import io.geneid.core.GeneContext;
-import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.GeneSegmentGenerator;
 import java.time.Duration;
@@ -72,7 +71,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
 
   static final String SEGMENT_STORE = "segment-store";
   static final String BIZ_TAG = "biz-tag";
-  static final String GENE_BITS = "gene-bits";
+  static final String GENE_BITS = AlgorithmProps.GENE_BITS;
   static final String MIN_STEP = "min-step";
   static final String MAX_STEP = "max-step";
   static final String SEGMENT_DURATION = "segment-duration";
@@ -151,7 +150,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
             + " characters but was '" + bizTag + "'");
       }
     }
-    int geneBits = (int) p.longValue(GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
+    int geneBits = p.geneBits();
     long minStep = p.longValue(MIN_STEP, 1, GeneSegmentGenerator.Builder.MAX_STEP,
         GeneSegmentGenerator.Builder.DEFAULT_MIN_STEP);
     long maxStep = p.longValue(MAX_STEP, minStep, GeneSegmentGenerator.Builder.MAX_STEP,
@@ -296,11 +295,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   }
 
   private Settings settings() {
-    Settings s = settings;
-    if (s == null) {
-      throw new IllegalStateException(TYPE + " was used before init(Properties)");
-    }
-    return s;
+    return AlgorithmProps.initialised(TYPE, settings);
   }
 
   /** G: the gene bits of these ids (for {@link GeneShardingCheck}). */

@@ -92,7 +92,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static final String TIMESTAMP_BITS = "timestamp-bits";
   static final String WORKER_BITS = "worker-bits";
   static final String SEQUENCE_BITS = "sequence-bits";
-  static final String GENE_BITS = "gene-bits";
+  static final String GENE_BITS = AlgorithmProps.GENE_BITS;
   static final String MAX_BORROW_MILLIS = "max-borrow-millis";
   static final String WORKER_ASSIGNER = WorkerIdAssigners.WORKER_ASSIGNER;
   private static final String STATIC = "static";
@@ -204,7 +204,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     int workerBits = (int) props.longValue(WORKER_BITS, 0, GeneIdLayout.MAX_FIELD_BITS, defaults.workerBits());
     int sequenceBits = (int) props.longValue(SEQUENCE_BITS, 0, GeneIdLayout.MAX_FIELD_BITS,
         defaults.sequenceBits());
-    int geneBits = (int) props.longValue(GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, defaults.geneBits());
+    int geneBits = props.geneBits();
     Instant epoch = props.has(EPOCH) ? epoch(props) : defaults.epoch();
     GeneIdLayout layout;
     try {
@@ -261,11 +261,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   }
 
   private Settings settings() {
-    Settings s = settings;
-    if (s == null) {
-      throw new IllegalStateException(TYPE + " was used before init(Properties)");
-    }
-    return s;
+    return AlgorithmProps.initialised(TYPE, settings);
   }
 
   private GeneIdGenerator generatorInstance() {

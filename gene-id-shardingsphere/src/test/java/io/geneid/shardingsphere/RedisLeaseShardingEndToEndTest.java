@@ -1,5 +1,6 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.redis.TestRedis;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -10,7 +11,7 @@ class RedisLeaseShardingEndToEndTest extends AbstractLeasedShardingEndToEndTest 
 
   @Override
   void beforeStart() {
-    redis = new TestRedis();
+    redis = new TestRedis("ss");
     redis.agePool(redis.prefix, space);
   }
 

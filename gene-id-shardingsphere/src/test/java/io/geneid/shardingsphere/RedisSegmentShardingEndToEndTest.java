@@ -1,5 +1,7 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.redis.TestRedis;
+
 /** {@code segment-store: redis} against the Redis on 127.0.0.1:6379, under a key prefix unique to the run. */
 class RedisSegmentShardingEndToEndTest extends AbstractSegmentShardingEndToEndTest {
 
@@ -7,7 +9,7 @@ class RedisSegmentShardingEndToEndTest extends AbstractSegmentShardingEndToEndTe
 
   @Override
   void beforeStart() {
-    redis = new TestRedis();
+    redis = new TestRedis("ss");
   }
 
   @Override

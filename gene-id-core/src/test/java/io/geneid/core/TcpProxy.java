@@ -1,4 +1,4 @@
-package io.geneid.redis;
+package io.geneid.core;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -12,16 +12,17 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * A TCP relay on a free loopback port in front of a real service, which a test stops (every connection cut, the port
- * refusing new ones) and starts again on the same port: a store outage without touching the shared service.
+ * refusing new ones) and starts again on the same port: a store outage without touching the shared service. Shared by
+ * the lease contract tests and the segment tests of gene-id-jdbc and gene-id-redis (core's test-jar).
  */
-final class SegmentTcpProxy implements AutoCloseable {
+public final class TcpProxy implements AutoCloseable {
   private final String targetHost;
   private final int targetPort;
   private final int port;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
   private ServerSocket server;
 
-  SegmentTcpProxy(String targetHost, int targetPort) throws IOException {
+  public TcpProxy(String targetHost, int targetPort) throws IOException {
     this.targetHost = targetHost;
     this.targetPort = targetPort;
     this.server = listen(0);
@@ -30,12 +31,12 @@ final class SegmentTcpProxy implements AutoCloseable {
   }
 
   /** The loopback port the proxy listens on. */
-  int port() {
+  public int port() {
     return port;
   }
 
   /** Cuts every connection and stops listening: the service looks down. */
-  synchronized void stop() throws IOException {
+  public synchronized void stop() throws IOException {
     server.close();
     for (Socket s : sockets) {
       s.close();
@@ -44,7 +45,7 @@ final class SegmentTcpProxy implements AutoCloseable {
   }
 
   /** Listens again on the same port: the service is back. */
-  synchronized void start() throws IOException {
+  public synchronized void start() throws IOException {
     if (!server.isClosed()) {
       return;
     }
@@ -84,7 +85,7 @@ final class SegmentTcpProxy implements AutoCloseable {
           return; // stopped
         }
       }
-    }, "segment-proxy-accept-" + port);
+    }, "tcp-proxy-accept-" + port);
     acceptor.setDaemon(true);
     acceptor.start();
   }
@@ -104,7 +105,7 @@ final class SegmentTcpProxy implements AutoCloseable {
         closeQuietly(from);
         closeQuietly(to);
       }
-    }, "segment-proxy-pump-" + port);
+    }, "tcp-proxy-pump-" + port);
     t.setDaemon(true);
     t.start();
   }

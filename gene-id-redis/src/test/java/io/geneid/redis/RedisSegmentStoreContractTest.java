@@ -1,0 +1,59 @@
+package io.geneid.redis;
+
+import io.geneid.core.AbstractSegmentStoreContractTest;
+import io.geneid.core.SegmentStore;
+import io.geneid.core.SegmentStoreOutageContract;
+import io.geneid.core.TcpProxy;
+import java.time.Duration;
+import org.junit.jupiter.api.BeforeEach;
+
+/** The segment contract on the real Redis, under a key prefix of its own per test. */
+class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
+    implements SegmentStoreOutageContract {
+
+  private TestRedis redis;
+
+  @BeforeEach
+  void connect() {
+    redis = track(new TestRedis("segment")); // tracked first: its keys are deleted after every store closed
+  }
+
+  private RedisSegmentStore store(String uri) {
+    return track(RedisSegmentStore.builder(uri).keyPrefix(redis.prefix).timeout(Duration.ofMillis(500)).build());
+  }
+
+  @Override
+  protected SegmentStore newStore() {
+    return store(TestRedis.URI); // one connection each, as separate processes
+  }
+
+  @Override
+  protected long counter(String tag) {
+    return Long.parseLong(redis.redis().get(redis.prefix + tag));
+  }
+
+  @Override
+  protected void loseCounter(String tag) {
+    redis.redis().del(redis.prefix + tag); // what a restart of a Redis without persistence does
+  }
+
+  @Override
+  protected int claimsPerRacingThread() {
+    return 100;
+  }
+
+  @Override
+  protected int idsPerThread() {
+    return 50_000;
+  }
+
+  @Override
+  public Outage outage() throws Exception {
+    TcpProxy proxy = track(new TcpProxy("127.0.0.1", TestRedis.PORT));
+    String uri = "redis://127.0.0.1:" + proxy.port();
+    return Outage.behind(proxy, store(uri), "RedisSegmentStore[" + uri + "/0, keyPrefix=" + redis.prefix + "]",
+        "the Redis segment store at " + uri + "/0 could not hand out 100 values of tag 'order' (INCRBY "
+            + redis.prefix + "order): ",
+        Duration.ofSeconds(2)); // commands are rejected at once while disconnected
+  }
+}

@@ -1,0 +1,98 @@
+package io.geneid.redis;
+
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanIterator;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * The shared Redis on 127.0.0.1:6379 for one test, under a key prefix unique to the test's module and run, whose
+ * keys are deleted on close (never FLUSHALL). A Redis that is down fails the test with a message saying so. Shared
+ * with gene-id-shardingsphere through this module's test-jar.
+ */
+public final class TestRedis implements AutoCloseable {
+  public static final int PORT = 6379;
+  public static final String URI = "redis://127.0.0.1:" + PORT;
+
+  /**
+   * {@code gid_<name>_<16 hex digits>}: the random part has a fixed width, so no other run's prefix starts with this
+   * one and {@link #close()} deletes this run's keys only.
+   */
+  public final String prefix;
+  private final RedisClient client;
+  private final StatefulRedisConnection<String, String> connection;
+
+  /** Connects; {@code name} names the module or the kind of test, e.g. {@code lease_redis}. */
+  public TestRedis(String name) {
+    prefix = "gid_" + name + "_" + String.format("%016x", ThreadLocalRandom.current().nextLong());
+    client = RedisClient.create(RedisURI.create(URI));
+    client.setDefaultTimeout(Duration.ofSeconds(5));
+    try {
+      connection = client.connect();
+    } catch (RuntimeException e) {
+      client.shutdown(Duration.ZERO, Duration.ZERO);
+      throw new AssertionError("Redis must run on " + URI + " for these tests (see .ci/run): " + e, e);
+    }
+  }
+
+  /** Commands on the shared Redis, for checks and for breaking things on purpose. */
+  public RedisCommands<String, String> redis() {
+    return connection.sync();
+  }
+
+  public StatefulRedisConnection<String, String> connection() {
+    return connection;
+  }
+
+  /** A key of the worker-id pool {@code space} under {@code keyPrefix} (see RedisWorkerIdAssigner). */
+  public static String leaseKey(String keyPrefix, String space, String part) {
+    return keyPrefix + ":lease:{" + space + "}:" + part;
+  }
+
+  /** A key of the worker-id pool {@code space} under {@link #prefix}. */
+  public String leaseKey(String space, String part) {
+    return leaseKey(prefix, space, part);
+  }
+
+  /**
+   * Marks the pool {@code space} under {@code keyPrefix} as started an hour ago: a brand-new pool otherwise waits one
+   * TTL + 2 s before it hands out worker ids whose history it cannot know.
+   */
+  public void agePool(String keyPrefix, String space) {
+    redis().hset(leaseKey(keyPrefix, space, "meta"), "born", Long.toString(System.currentTimeMillis() - 3_600_000));
+  }
+
+  /** {@link #agePool(String, String)} under {@link #prefix}. */
+  public void agePool(String space) {
+    agePool(prefix, space);
+  }
+
+  /** Forgets a pool under {@link #prefix}, as a Redis without persistence does on restart. */
+  public void forgetPool(String space) {
+    redis().del(leaseKey(space, "expiry"), leaseKey(space, "holder"), leaseKey(space, "token"),
+        leaseKey(space, "mark"), leaseKey(space, "meta"));
+  }
+
+  /** Every key under {@link #prefix}. */
+  public List<String> keys() {
+    List<String> keys = new ArrayList<>();
+    ScanIterator.scan(redis(), ScanArgs.Builder.matches(prefix + "*").limit(500)).forEachRemaining(keys::add);
+    return keys;
+  }
+
+  @Override
+  public void close() {
+    List<String> keys = keys();
+    if (!keys.isEmpty()) {
+      redis().del(keys.toArray(String[]::new));
+    }
+    connection.close();
+    client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+  }
+}
