@@ -6,7 +6,7 @@ import io.geneid.core.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.LeaseTcpProxy;
+import io.geneid.core.TcpProxy;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.StaticWorkerIdAssigner;
 import io.geneid.core.WorkerIdAssigners;
@@ -94,7 +94,7 @@ class LeasedGeneIdMetricsTest {
 
   @Test
   void aRedisLeaseCutOffShowsFailedRenewalsNoTimeLeftAndAFencing() throws Exception {
-    try (TestRedis redis = new TestRedis(); LeaseTcpProxy proxy = new LeaseTcpProxy("127.0.0.1", 6379)) {
+    try (TestRedis redis = new TestRedis(); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
       String space = redis.agedSpace();
       RedisWorkerIdAssigner assigner = redis.assigner(space, "redis://127.0.0.1:" + proxy.port());
       try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner).build()) {
@@ -104,7 +104,7 @@ class LeasedGeneIdMetricsTest {
         assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isPositive();
         long worker = g.workerId();
 
-        proxy.close(); // the store vanishes for this generator (the shared Redis keeps running)
+        proxy.stop(); // the store vanishes for this generator (the shared Redis keeps running)
         await(() -> counter(GeneIdMetrics.LEASE_RENEWAL_FAILURES, tags) >= 1, "a failed renewal");
         await(() -> counter(GeneIdMetrics.LEASE_FENCINGS, tags) == 1, "the lapse counted");
         assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isZero();

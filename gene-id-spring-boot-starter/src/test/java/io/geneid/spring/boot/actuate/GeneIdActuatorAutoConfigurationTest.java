@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.LeaseTcpProxy;
+import io.geneid.core.TcpProxy;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.StaticWorkerIdAssigner;
 import io.geneid.micrometer.GeneIdMetrics;
@@ -211,7 +211,7 @@ class GeneIdActuatorAutoConfigurationTest {
 
   @Test
   void aLeaseWhoseStoreVanishesGoesDownWithTheRenewalError() throws Exception {
-    try (TestRedis redis = new TestRedis(); LeaseTcpProxy proxy = new LeaseTcpProxy("127.0.0.1", 6379)) {
+    try (TestRedis redis = new TestRedis(); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
       String space = redis.agedSpace();
       runner.withUserConfiguration(RedisLease.class)
           .withPropertyValues("test.redis-uri=redis://127.0.0.1:" + proxy.port(), "test.prefix=" + redis.prefix,
@@ -222,7 +222,7 @@ class GeneIdActuatorAutoConfigurationTest {
             assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
             long worker = generator.workerId();
 
-            proxy.close();
+            proxy.stop();
             await(() -> indicator.health().getStatus().equals(Status.DOWN), "health DOWN");
             await(() -> !generator.isIssuing(), "the lease to lapse");
             Health down = indicator.health();
