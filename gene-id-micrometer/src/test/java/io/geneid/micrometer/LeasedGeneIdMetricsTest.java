@@ -6,20 +6,16 @@ import io.geneid.core.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.TcpProxy;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.StaticWorkerIdAssigner;
+import io.geneid.core.TcpProxy;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.redis.RedisWorkerIdAssigner;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
-import io.lettuce.core.api.StatefulRedisConnection;
+import io.geneid.redis.TestRedis;
 import io.micrometer.core.instrument.Tags;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
@@ -94,9 +90,9 @@ class LeasedGeneIdMetricsTest {
 
   @Test
   void aRedisLeaseCutOffShowsFailedRenewalsNoTimeLeftAndAFencing() throws Exception {
-    try (TestRedis redis = new TestRedis(); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-      String space = redis.agedSpace();
-      RedisWorkerIdAssigner assigner = redis.assigner(space, "redis://127.0.0.1:" + proxy.port());
+    try (TestRedis redis = new TestRedis("micrometer"); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
+      String space = agedSpace(redis);
+      RedisWorkerIdAssigner assigner = assigner(redis, space, "redis://127.0.0.1:" + proxy.port());
       try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner).build()) {
         GeneIdMetrics.of(g).bindTo(registry);
         Tags tags = Tags.of("space", space);
@@ -118,11 +114,11 @@ class LeasedGeneIdMetricsTest {
 
   @Test
   void aMoveToAnotherWorkerIdKeepsTheCountersGrowing() {
-    try (TestRedis redis = new TestRedis()) {
-      String space = redis.agedSpace();
+    try (TestRedis redis = new TestRedis("micrometer")) {
+      String space = agedSpace(redis);
       AtomicLong offset = new AtomicLong();
       GeneClock steppable = () -> System.currentTimeMillis() + offset.get();
-      try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(redis.assigner(space, REDIS))
+      try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner(redis, space, REDIS))
           .clock(steppable).clockBackwardsPolicy(ClockBackwardsPolicy.FAIL).build()) {
         GeneIdMetrics.of(g).bindTo(registry);
         Tags tags = Tags.of("space", space);
@@ -182,47 +178,16 @@ class LeasedGeneIdMetricsTest {
    * The shared Redis under a key prefix unique to this run, deleted afterwards (never FLUSHALL). A Redis that is down
    * fails the test with a message saying so.
    */
-  static final class TestRedis implements AutoCloseable {
-    final String prefix = "gid_micrometer_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE,
-        36);
-    private final RedisClient client = RedisClient.create(REDIS);
-    private final StatefulRedisConnection<String, String> connection;
 
-    TestRedis() {
-      try {
-        connection = client.connect();
-      } catch (RuntimeException e) {
-        client.shutdown(Duration.ZERO, Duration.ZERO);
-        throw new AssertionError("Redis must run on " + REDIS + " for this test (see .ci/run): " + e, e);
-      }
-    }
+  /** A new pool under the run's prefix, aged so its fresh worker ids need not wait out one TTL of unknown history. */
+  private static String agedSpace(TestRedis redis) {
+    String space = "m" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    redis.agePool(space);
+    return space;
+  }
 
-    /**
-     * A new pool marked as known to the store for an hour, so its fresh worker ids need not wait out one TTL of
-     * unknown history (see RedisWorkerIdAssigner).
-     */
-    String agedSpace() {
-      String space = "m" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-      connection.sync().hset(prefix + ":lease:{" + space + "}:meta", "born",
-          Long.toString(System.currentTimeMillis() - 3_600_000));
-      return space;
-    }
-
-    RedisWorkerIdAssigner assigner(String space, String uri) {
-      return RedisWorkerIdAssigner.builder().redisUri(uri).keyPrefix(prefix).space(space).workerIds(0, 3).ttl(TTL)
-          .acquireTimeout(Duration.ofSeconds(5)).owner("metrics-test").build();
-    }
-
-    @Override
-    public void close() {
-      List<String> keys = new ArrayList<>();
-      ScanIterator.scan(connection.sync(), ScanArgs.Builder.matches(prefix + ":*").limit(500))
-          .forEachRemaining(keys::add);
-      if (!keys.isEmpty()) {
-        connection.sync().del(keys.toArray(String[]::new));
-      }
-      connection.close();
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-    }
+  private static RedisWorkerIdAssigner assigner(TestRedis redis, String space, String uri) {
+    return RedisWorkerIdAssigner.builder().redisUri(uri).keyPrefix(redis.prefix).space(space).workerIds(0, 3).ttl(TTL)
+        .acquireTimeout(Duration.ofSeconds(5)).owner("metrics-test").build();
   }
 }

@@ -10,6 +10,7 @@ import io.geneid.core.GeneSnowflakeGenerator;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.mybatis.GeneIdentifierGenerator;
+import io.geneid.redis.TestRedis;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -40,7 +41,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 class GeneIdLeaseTest {
 
   private static final String MARIADB = "jdbc:mariadb://127.0.0.1:3306/";
-  private static StarterRedis redis;
+  private static TestRedis redis;
   private static String mariaDb;
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
@@ -49,7 +50,7 @@ class GeneIdLeaseTest {
 
   @BeforeAll
   static void stores() throws SQLException {
-    redis = new StarterRedis();
+    redis = new TestRedis("starter");
     mariaDb = "gid_starter_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     try (Connection c = mariaRoot(); Statement s = c.createStatement()) {
       s.execute("CREATE DATABASE " + mariaDb);
@@ -84,8 +85,8 @@ class GeneIdLeaseTest {
   }
 
   private ApplicationContextRunner redisRunner(String space, long workerId, String owner) {
-    redis.age(space);
-    return runner.withPropertyValues("gene-id.worker-assigner=redis", "gene-id.redis.uri=" + StarterRedis.URI,
+    redis.agePool(space);
+    return runner.withPropertyValues("gene-id.worker-assigner=redis", "gene-id.redis.uri=" + TestRedis.URI,
         "gene-id.redis.lease-key-prefix=" + redis.prefix).withPropertyValues(onePool(space, workerId, owner));
   }
 
@@ -130,7 +131,7 @@ class GeneIdLeaseTest {
       assertThat(redis.redis().hget(redis.leaseKey(space, "holder"), "9")).isEqualTo(owner);
       // JVM-shared: the same properties through WorkerIdAssigners (as a ShardingSphere key generator would pass
       // them) give this very instance
-      Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", StarterRedis.URI,
+      Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", redis.prefix, "space", space, "worker-id-min", "9", "worker-id-max", "9",
           "lease-ttl", "2s", "lease-acquire-timeout", "0ms", "lease-owner", owner));
       assertThat(WorkerIdAssigners.sharedGenerator(props)).isSameAs(generator);
@@ -172,7 +173,7 @@ class GeneIdLeaseTest {
     ApplicationContextRunner r = runner.withPropertyValues("gene-id.worker-assigner=redis",
         "gene-id.lease.space=" + space);
     r.run(failsWith("gene-id.worker-assigner=redis needs the property 'gene-id.redis.uri'"));
-    ApplicationContextRunner withUri = r.withPropertyValues("gene-id.redis.uri=" + StarterRedis.URI);
+    ApplicationContextRunner withUri = r.withPropertyValues("gene-id.redis.uri=" + TestRedis.URI);
     withUri.withPropertyValues("gene-id.lease.ttl=50ms")
         .run(failsWith("gene-id.lease.ttl must be in [100ms, 3600000ms] but was 50ms"));
     withUri.withPropertyValues("gene-id.lease.ttl=3s", "gene-id.lease.renew-interval=3s")
@@ -196,7 +197,7 @@ class GeneIdLeaseTest {
   @Test
   void aMissingStoreModuleNamesTheArtifact() {
     runner.withClassLoader(new FilteredClassLoader("io.geneid.redis"))
-        .withPropertyValues("gene-id.worker-assigner=redis", "gene-id.redis.uri=" + StarterRedis.URI)
+        .withPropertyValues("gene-id.worker-assigner=redis", "gene-id.redis.uri=" + TestRedis.URI)
         .run(failsWith("gene-id.worker-assigner=redis needs io.geneid:gene-id-redis on the class path: add the"
             + " dependency io.geneid:gene-id-redis"));
     runner.withClassLoader(new FilteredClassLoader("io.geneid.jdbc"))

@@ -7,6 +7,7 @@ import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneSegmentGenerator;
 import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.redis.TestRedis;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -29,7 +30,7 @@ import org.springframework.boot.test.context.runner.ContextConsumer;
 /** {@code gene-id.segment.*}: segment generators per tag on H2 (the application's DataSource) and on Redis. */
 class GeneIdSegmentTest {
 
-  private static StarterRedis redis;
+  private static TestRedis redis;
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class,
@@ -38,7 +39,7 @@ class GeneIdSegmentTest {
 
   @BeforeAll
   static void connect() {
-    redis = new StarterRedis();
+    redis = new TestRedis("starter");
   }
 
   @AfterAll
@@ -118,7 +119,7 @@ class GeneIdSegmentTest {
   void redisGeneratorsPerTag() {
     String prefix = redis.prefix + ":segment:";
     AtomicReference<GeneSegmentGenerators> bean = new AtomicReference<>();
-    runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.redis.uri=" + StarterRedis.URI,
+    runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.redis.uri=" + TestRedis.URI,
         "gene-id.redis.segment-key-prefix=" + prefix, "gene-id.segment.tags=order,item",
         "gene-id.segment.min-step=50", "gene-id.gene-bits=4", "gene-id.timestamp-bits=43").run(context -> {
           assertThat(context).hasNotFailed();
@@ -182,7 +183,7 @@ class GeneIdSegmentTest {
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order")
         .run(failsWith("gene-id.segment.store=redis needs gene-id.redis.uri, e.g. redis://127.0.0.1:6379/0"));
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order",
-        "gene-id.redis.uri=" + StarterRedis.URI, "gene-id.redis.timeout=5ms")
+        "gene-id.redis.uri=" + TestRedis.URI, "gene-id.redis.timeout=5ms")
         .run(failsWith("gene-id.redis.timeout must be in [PT0.01S, PT1M] but was PT0.005S"));
     runner.withPropertyValues("gene-id.segment.store=jdbc", "gene-id.segment.tags=order")
         .run(failsWith("gene-id.segment.store=jdbc needs gene-id.jdbc.url or one DataSource bean (found none, or"

@@ -6,23 +6,18 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.TcpProxy;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.StaticWorkerIdAssigner;
+import io.geneid.core.TcpProxy;
 import io.geneid.micrometer.GeneIdMetrics;
 import io.geneid.redis.RedisWorkerIdAssigner;
+import io.geneid.redis.TestRedis;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
-import io.lettuce.core.RedisClient;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanIterator;
-import io.lettuce.core.api.StatefulRedisConnection;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
@@ -211,8 +206,8 @@ class GeneIdActuatorAutoConfigurationTest {
 
   @Test
   void aLeaseWhoseStoreVanishesGoesDownWithTheRenewalError() throws Exception {
-    try (TestRedis redis = new TestRedis(); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-      String space = redis.agedSpace();
+    try (TestRedis redis = new TestRedis("starter_actuate"); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
+      String space = agedSpace(redis);
       runner.withUserConfiguration(RedisLease.class)
           .withPropertyValues("test.redis-uri=redis://127.0.0.1:" + proxy.port(), "test.prefix=" + redis.prefix,
               "test.space=" + space)
@@ -301,39 +296,11 @@ class GeneIdActuatorAutoConfigurationTest {
   }
 
   /** The shared Redis under a key prefix unique to this run, deleted afterwards (never FLUSHALL). */
-  static final class TestRedis implements AutoCloseable {
-    static final String URI = "redis://127.0.0.1:6379";
-    final String prefix = "gid_starter_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    private final RedisClient client = RedisClient.create(URI);
-    private final StatefulRedisConnection<String, String> connection;
 
-    TestRedis() {
-      try {
-        connection = client.connect();
-      } catch (RuntimeException e) {
-        client.shutdown(Duration.ZERO, Duration.ZERO);
-        throw new AssertionError("Redis must run on " + URI + " for this test (see .ci/run): " + e, e);
-      }
-    }
-
-    /** A new pool known to the store for an hour, so fresh worker ids need not wait out an unknown history. */
-    String agedSpace() {
-      String space = "a" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-      connection.sync().hset(prefix + ":lease:{" + space + "}:meta", "born",
-          Long.toString(System.currentTimeMillis() - 3_600_000));
-      return space;
-    }
-
-    @Override
-    public void close() {
-      List<String> keys = new ArrayList<>();
-      ScanIterator.scan(connection.sync(), ScanArgs.Builder.matches(prefix + ":*").limit(500))
-          .forEachRemaining(keys::add);
-      if (!keys.isEmpty()) {
-        connection.sync().del(keys.toArray(String[]::new));
-      }
-      connection.close();
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-    }
+  /** A new pool under the run's prefix, aged so its fresh worker ids need not wait out one TTL of unknown history. */
+  private static String agedSpace(TestRedis redis) {
+    String space = "a" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    redis.agePool(space);
+    return space;
   }
 }
