@@ -209,7 +209,13 @@ public final class WorkerIdAssigners {
     if (props.containsKey(LEASE_RENEW_INTERVAL)) {
       b.renewInterval(duration(props, LEASE_RENEW_INTERVAL, Duration.ZERO));
     }
-    return b.assigner(provider.create(props)).build();
+    WorkerIdAssigner assigner = provider.create(props);
+    try {
+      return b.assigner(assigner).build();
+    } catch (RuntimeException e) {
+      assigner.close(); // a bad setting or a failed first acquire: do not leak the store connection
+      throw e;
+    }
   }
 
   private static Instant epoch(Map<String, String> props, Instant fallback) {
