@@ -28,6 +28,9 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AbstractSegmentStoreContractTest {
 
+  /** How long a test waits for the background prefetch. */
+  protected static final Duration TIMEOUT = Duration.ofSeconds(10);
+
   /** The tag of the generator tests. */
   protected static final String TAG = "order";
 
@@ -178,7 +181,8 @@ public abstract class AbstractSegmentStoreContractTest {
       for (int i = 0; i < 2_500; i++) {
         highestBefore = Math.max(highestBefore, first.valueOf(first.nextId()));
       }
-      await(() -> first.status().nextReady()); // a prefetched segment that will never be used
+      // a prefetched segment that will never be used
+      Await.until(() -> first.status().nextReady(), TIMEOUT, "the next segment");
     }
     long counter = counter(TAG);
     assertThat(counter).isGreaterThan(highestBefore);
@@ -205,7 +209,7 @@ public abstract class AbstractSegmentStoreContractTest {
     for (int i = 0; i < 5_000; i++) { // the clock stands still: as fast as can be
       g.nextId();
     }
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     assertThat(lastOf(steps)).isEqualTo(640);
     assertStoredStep(TAG, 640);
 
@@ -213,7 +217,7 @@ public abstract class AbstractSegmentStoreContractTest {
       now.addAndGet(1_000);
       g.nextId();
     }
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     assertThat(lastOf(steps)).isEqualTo(10);
     assertStoredStep(TAG, 10);
   }
@@ -225,7 +229,7 @@ public abstract class AbstractSegmentStoreContractTest {
     for (int i = 0; i < 5; i++) {
       g.nextId();
     }
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     loseCounter(TAG);
     for (int i = 0; i < 15; i++) {
       g.nextId(); // values 6..20 were fetched before the loss
@@ -245,18 +249,6 @@ public abstract class AbstractSegmentStoreContractTest {
   private static long lastOf(List<Long> steps) {
     synchronized (steps) {
       return steps.get(steps.size() - 1);
-    }
-  }
-
-  /** Waits for the generator's background thread (an event, not time). */
-  protected static void await(BooleanSupplier condition) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("condition not met within 10 s");
-      }
-      Thread.onSpinWait();
-      Thread.yield();
     }
   }
 }

@@ -214,7 +214,7 @@ public abstract class AbstractWorkerIdAssignerContractTest {
       }
       takeOver(space, before);
       assertThatThrownBy(() -> a.renew(g.lease(), Instant.EPOCH)).isInstanceOf(WorkerLeaseLostException.class);
-      awaitTrue(() -> g.leasesLost() == 1 && g.isIssuing(), Duration.ofSeconds(5));
+      Await.until(() -> g.leasesLost() == 1 && g.isIssuing(), Duration.ofSeconds(5), "a new lease after the lost one");
       assertThat(g.workerId()).isNotEqualTo(before);
       for (int i = 0; i < 1_000; i++) {
         long id = g.nextId();
@@ -323,19 +323,5 @@ public abstract class AbstractWorkerIdAssignerContractTest {
     return LeasedGeneGenerator.builder().assigner(assigner).clock(clock).build();
   }
 
-  protected static void awaitTrue(BooleanSupplier condition, Duration timeout) {
-    long end = System.nanoTime() + timeout.toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() > end) {
-        throw new AssertionError("condition not met within " + timeout);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
 
 }

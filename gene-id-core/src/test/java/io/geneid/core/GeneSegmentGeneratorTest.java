@@ -1,6 +1,5 @@
 package io.geneid.core;
 
-import static io.geneid.core.AbstractSegmentStoreContractTest.await;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -20,6 +19,8 @@ import org.junit.jupiter.api.Test;
  * is {@link AbstractSegmentStoreContractTest}, run here by {@link InMemorySegmentStoreContractTest}.
  */
 class GeneSegmentGeneratorTest {
+
+  private static final Duration TIMEOUT = AbstractSegmentStoreContractTest.TIMEOUT;
 
   private final SegmentTestStore store = new SegmentTestStore();
   private final SegmentTestClock clock = new SegmentTestClock();
@@ -146,14 +147,15 @@ class GeneSegmentGeneratorTest {
     }
     assertThat(g.status().nextReady()).isFalse();
     g.nextId(); // the 10th value: 10 % used
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     assertThat(store.steps()).hasSize(2);
     assertThat(g.status().remaining()).isEqualTo(190);
     assertThat(g.status().lastStoreError()).isNull();
     for (int i = 0; i < 190; i++) {
       g.nextId();
     }
-    await(() -> store.steps().size() == 3); // prefetched once 10 % of the second segment were used
+    // prefetched once 10 % of the second segment were used
+    Await.until(() -> store.steps().size() == 3, TIMEOUT, "a third segment");
   }
 
   // ---------------------------------------------------------------- store outages
@@ -165,7 +167,7 @@ class GeneSegmentGeneratorTest {
     for (int i = 0; i < 10; i++) {
       values.add(g.valueOf(g.nextId()));
     }
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     GeneIdException down = new GeneIdException("store down for the test");
     store.failWith(down);
 
@@ -173,7 +175,8 @@ class GeneSegmentGeneratorTest {
       assertThat(values.add(g.valueOf(g.nextId()))).isTrue();
     }
     assertThat(g.status().remaining()).isZero();
-    await(() -> g.status().lastStoreError() == down); // the background prefetch failed too
+    // the background prefetch failed too
+    Await.until(() -> g.status().lastStoreError() == down, TIMEOUT, "the failed prefetch");
 
     assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
         .hasMessage("no ids left for tag 'order': its segments are used up and the segment store SegmentTestStore "
@@ -234,7 +237,7 @@ class GeneSegmentGeneratorTest {
         .hasMessage("no ids left for tag 'order': its segments are used up and the segment store SegmentTestStore "
             + "did not hand out a segment within 50 ms");
     gate.countDown();
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     store.block(null);
     for (int i = 0; i < 30; i++) {
       assertThat(values.add(g.valueOf(g.nextId()))).isTrue();
@@ -286,7 +289,7 @@ class GeneSegmentGeneratorTest {
     for (int i = 0; i < 20_000; i++) { // fast: grow to maxStep
       g.nextId();
     }
-    await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
     int grown = store.steps().size();
     assertThat(store.steps().get(grown - 1)).isEqualTo(3_200);
     for (int i = 0; i < 12_000; i++) { // one id per 100 ms: a one-second segment would hold 10 values

@@ -6,7 +6,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -101,11 +100,11 @@ class LeasedGeneStatsTest {
         g.nextId();
       }
       assigner.down.set(true);
-      await(() -> g.stats().renewalFailures() >= 1, "a failed renewal");
+      Await.until(() -> g.stats().renewalFailures() >= 1, Duration.ofSeconds(10), "a failed renewal");
       LeasedGeneStats failing = g.stats();
       assertThat(failing.lastRenewalError()).isEqualTo("lease store unreachable (test)");
 
-      await(() -> g.stats().fencings() == 1, "the lapse counted as a fencing");
+      Await.until(() -> g.stats().fencings() == 1, Duration.ofSeconds(10), "the lapse counted as a fencing");
       LeasedGeneStats fenced = g.stats();
       assertThat(fenced.issuing()).isFalse();
       assertThat(fenced.leaseRemaining()).isZero();
@@ -114,7 +113,7 @@ class LeasedGeneStatsTest {
       assertThat(fenced.workerId()).isEqualTo(10);
 
       assigner.down.set(false);
-      await(() -> g.stats().issuing(), "the lease revived");
+      Await.until(() -> g.stats().issuing(), Duration.ofSeconds(10), "the lease revived");
       g.nextId();
       LeasedGeneStats revived = g.stats();
       assertThat(revived.ids().idsIssued()).isEqualTo(101);
@@ -125,7 +124,7 @@ class LeasedGeneStatsTest {
 
       // a second outage is a second fencing
       assigner.down.set(true);
-      await(() -> g.stats().fencings() == 2, "the second lapse counted");
+      Await.until(() -> g.stats().fencings() == 2, Duration.ofSeconds(10), "the second lapse counted");
       assertThat(g.isIssuing()).isFalse();
     }
   }
@@ -139,21 +138,5 @@ class LeasedGeneStatsTest {
     assertThat(s.issuing()).isFalse();
     assertThat(s.leaseRemaining()).isZero();
     assertThat(s.ids().idsIssued()).isEqualTo(1);
-  }
-
-  /** Waits for the renewal thread (real time: fencing runs on {@link System#nanoTime()}, which no test can drive). */
-  static void await(BooleanSupplier condition, String what) {
-    long until = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - until > 0) {
-        throw new AssertionError("timed out after 10 s waiting for " + what);
-      }
-      try {
-        Thread.sleep(5);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
   }
 }

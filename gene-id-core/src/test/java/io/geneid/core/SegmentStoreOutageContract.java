@@ -61,7 +61,7 @@ public interface SegmentStoreOutageContract {
     for (int i = 0; i < 10; i++) {
       values.add(g.valueOf(g.nextId()));
     }
-    AbstractSegmentStoreContractTest.await(() -> g.status().nextReady());
+    Await.until(() -> g.status().nextReady(), AbstractSegmentStoreContractTest.TIMEOUT, "the next segment");
 
     outage.down().run();
     for (int i = 0; i < 190; i++) { // the rest of the current segment and all of the prefetched one

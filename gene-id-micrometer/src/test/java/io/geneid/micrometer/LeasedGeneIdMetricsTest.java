@@ -2,6 +2,7 @@ package io.geneid.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.Await;
 import io.geneid.core.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdGenerator;
@@ -23,7 +24,6 @@ import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -91,7 +91,7 @@ class LeasedGeneIdMetricsTest {
   @Test
   void aRedisLeaseCutOffShowsFailedRenewalsNoTimeLeftAndAFencing() throws Exception {
     try (TestRedis redis = new TestRedis("micrometer"); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-      String space = agedSpace(redis);
+      String space = redis.agedSpace();
       RedisWorkerIdAssigner assigner = assigner(redis, space, "redis://127.0.0.1:" + proxy.port());
       try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner).build()) {
         GeneIdMetrics.of(g).bindTo(registry);
@@ -101,8 +101,10 @@ class LeasedGeneIdMetricsTest {
         long worker = g.workerId();
 
         proxy.stop(); // the store vanishes for this generator (the shared Redis keeps running)
-        await(() -> counter(GeneIdMetrics.LEASE_RENEWAL_FAILURES, tags) >= 1, "a failed renewal");
-        await(() -> counter(GeneIdMetrics.LEASE_FENCINGS, tags) == 1, "the lapse counted");
+        Await.until(() -> counter(GeneIdMetrics.LEASE_RENEWAL_FAILURES, tags) >= 1, Duration.ofSeconds(15),
+            "a failed renewal");
+        Await.until(() -> counter(GeneIdMetrics.LEASE_FENCINGS, tags) == 1, Duration.ofSeconds(15),
+            "the lapse counted");
         assertThat(millis(GeneIdMetrics.LEASE_REMAINING, tags)).isZero();
         assertThat(gauge(GeneIdMetrics.LEASE_ISSUING, tags)).isZero();
         assertThat(gauge(GeneIdMetrics.WORKER_ID, tags)).isEqualTo(worker);
@@ -115,7 +117,7 @@ class LeasedGeneIdMetricsTest {
   @Test
   void aMoveToAnotherWorkerIdKeepsTheCountersGrowing() {
     try (TestRedis redis = new TestRedis("micrometer")) {
-      String space = agedSpace(redis);
+      String space = redis.agedSpace();
       AtomicLong offset = new AtomicLong();
       GeneClock steppable = () -> System.currentTimeMillis() + offset.get();
       try (LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(assigner(redis, space, REDIS))
@@ -157,33 +159,6 @@ class LeasedGeneIdMetricsTest {
 
   private double millis(String name, Tags tags) {
     return registry.get(name).tags(tags).timeGauge().value(TimeUnit.MILLISECONDS);
-  }
-
-  static void await(BooleanSupplier condition, String what) {
-    long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - until > 0) {
-        throw new AssertionError("timed out after 15 s waiting for " + what);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
-
-  /**
-   * The shared Redis under a key prefix unique to this run, deleted afterwards (never FLUSHALL). A Redis that is down
-   * fails the test with a message saying so.
-   */
-
-  /** A new pool under the run's prefix, aged so its fresh worker ids need not wait out one TTL of unknown history. */
-  private static String agedSpace(TestRedis redis) {
-    String space = "m" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    redis.agePool(space);
-    return space;
   }
 
   private static RedisWorkerIdAssigner assigner(TestRedis redis, String space, String uri) {

@@ -73,6 +73,13 @@ public final class TestRedis implements AutoCloseable {
     agePool(prefix, space);
   }
 
+  /** A new pool name under {@link #prefix}, aged (see {@link #agePool(String)}) so it hands out ids at once. */
+  public String agedSpace() {
+    String space = "s" + String.format("%016x", ThreadLocalRandom.current().nextLong());
+    agePool(space);
+    return space;
+  }
+
   /** Forgets a pool under {@link #prefix}, as a Redis without persistence does on restart. */
   public void forgetPool(String space) {
     redis().del(leaseKey(space, "expiry"), leaseKey(space, "holder"), leaseKey(space, "token"),

@@ -1,5 +1,7 @@
 package io.geneid.spring.boot;
 
+import static io.geneid.spring.boot.StartupFailures.failsWith;
+import static io.geneid.spring.boot.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.baomidou.mybatisplus.autoconfigure.MybatisPlusAutoConfiguration;
@@ -25,7 +27,6 @@ import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.context.annotation.Primary;
@@ -46,20 +47,6 @@ class GeneIdAutoConfigurationTest {
     return NEXT_WORKER.getAndIncrement();
   }
 
-  /** The start-up failure about a gene-id property (wrapped by Spring in bean creation exceptions). */
-  private static Throwable invalidProperty(AssertableApplicationContext context) {
-    assertThat(context).hasFailed();
-    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-      if (t instanceof InvalidGeneIdPropertyException) {
-        return t;
-      }
-    }
-    throw new AssertionError("no InvalidGeneIdPropertyException in", context.getStartupFailure());
-  }
-
-  private static ContextConsumer<AssertableApplicationContext> failsWith(String message) {
-    return context -> assertThat(invalidProperty(context)).hasMessage(message);
-  }
 
   @Test
   void defaultsGiveTheSharedGeneratorAsBothTypes() {

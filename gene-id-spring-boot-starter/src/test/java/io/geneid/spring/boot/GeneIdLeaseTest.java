@@ -1,5 +1,6 @@
 package io.geneid.spring.boot;
 
+import static io.geneid.spring.boot.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.GeneIdException;
@@ -30,7 +31,6 @@ import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 
 /**
  * {@code gene-id.worker-assigner: redis | jdbc} against the real stores: Redis on 127.0.0.1:6379 (a key prefix of
@@ -104,19 +104,6 @@ class GeneIdLeaseTest {
     return generator;
   }
 
-  private static Throwable invalidProperty(AssertableApplicationContext context) {
-    assertThat(context).hasFailed();
-    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-      if (t instanceof InvalidGeneIdPropertyException) {
-        return t;
-      }
-    }
-    throw new AssertionError("no InvalidGeneIdPropertyException in", context.getStartupFailure());
-  }
-
-  private static ContextConsumer<AssertableApplicationContext> failsWith(String message) {
-    return context -> assertThat(invalidProperty(context)).hasMessage(message);
-  }
 
   // ---------------------------------------------------------------- Redis
 

@@ -1,5 +1,7 @@
 package io.geneid.spring.boot;
 
+import static io.geneid.spring.boot.StartupFailures.failsWith;
+import static io.geneid.spring.boot.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -23,9 +25,7 @@ import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
-import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
-import org.springframework.boot.test.context.runner.ContextConsumer;
 
 /** {@code gene-id.segment.*}: segment generators per tag on H2 (the application's DataSource) and on Redis. */
 class GeneIdSegmentTest {
@@ -148,19 +148,6 @@ class GeneIdSegmentTest {
         });
   }
 
-  private static Throwable invalidProperty(AssertableApplicationContext context) {
-    assertThat(context).hasFailed();
-    for (Throwable t = context.getStartupFailure(); t != null; t = t.getCause()) {
-      if (t instanceof InvalidGeneIdPropertyException) {
-        return t;
-      }
-    }
-    throw new AssertionError("no InvalidGeneIdPropertyException in", context.getStartupFailure());
-  }
-
-  private static ContextConsumer<AssertableApplicationContext> failsWith(String message) {
-    return context -> assertThat(invalidProperty(context)).hasMessage(message);
-  }
 
   @Test
   void badSegmentSettingsNameTheProperty() {

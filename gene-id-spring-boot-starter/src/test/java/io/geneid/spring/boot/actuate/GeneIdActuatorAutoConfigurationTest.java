@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.geneid.core.Await;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneSnowflakeGenerator;
 import io.geneid.core.LeasedGeneGenerator;
@@ -19,9 +20,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.BooleanSupplier;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -207,7 +206,7 @@ class GeneIdActuatorAutoConfigurationTest {
   @Test
   void aLeaseWhoseStoreVanishesGoesDownWithTheRenewalError() throws Exception {
     try (TestRedis redis = new TestRedis("starter_actuate"); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-      String space = agedSpace(redis);
+      String space = redis.agedSpace();
       runner.withUserConfiguration(RedisLease.class)
           .withPropertyValues("test.redis-uri=redis://127.0.0.1:" + proxy.port(), "test.prefix=" + redis.prefix,
               "test.space=" + space)
@@ -218,8 +217,9 @@ class GeneIdActuatorAutoConfigurationTest {
             long worker = generator.workerId();
 
             proxy.stop();
-            await(() -> indicator.health().getStatus().equals(Status.DOWN), "health DOWN");
-            await(() -> !generator.isIssuing(), "the lease to lapse");
+            Await.until(() -> indicator.health().getStatus().equals(Status.DOWN), Duration.ofSeconds(15),
+                "health DOWN");
+            Await.until(() -> !generator.isIssuing(), Duration.ofSeconds(15), "the lease to lapse");
             Health down = indicator.health();
             Map<String, Object> d = details(down, "leasedGenerator");
             assertThat(down.getStatus()).isEqualTo(Status.DOWN);
@@ -278,29 +278,5 @@ class GeneIdActuatorAutoConfigurationTest {
   @SuppressWarnings("unchecked")
   private static Map<String, Object> details(Health health, String bean) {
     return (Map<String, Object>) health.getDetails().get(bean);
-  }
-
-  static void await(BooleanSupplier condition, String what) {
-    long until = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-    while (!condition.getAsBoolean()) {
-      if (System.nanoTime() - until > 0) {
-        throw new AssertionError("timed out after 15 s waiting for " + what);
-      }
-      try {
-        Thread.sleep(10);
-      } catch (InterruptedException e) {
-        Thread.currentThread().interrupt();
-        throw new AssertionError(e);
-      }
-    }
-  }
-
-  /** The shared Redis under a key prefix unique to this run, deleted afterwards (never FLUSHALL). */
-
-  /** A new pool under the run's prefix, aged so its fresh worker ids need not wait out one TTL of unknown history. */
-  private static String agedSpace(TestRedis redis) {
-    String space = "a" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    redis.agePool(space);
-    return space;
   }
 }
