@@ -181,8 +181,10 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     final int slot = gene << strideShift;
     long waitStart = 0L;
     for (;;) {
-      long now = clock.currentTimeMillis() - epochMillis;
+      // the state first, then the clock: a clock read before a state that another thread advanced meanwhile would
+      // look like a step back under contention
       long current = states.get(slot);
+      long now = clock.currentTimeMillis() - epochMillis;
       long last = current >>> sequenceBits;
       long millis;
       long next;

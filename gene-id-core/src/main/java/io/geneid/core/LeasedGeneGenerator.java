@@ -297,7 +297,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       for (int attempt = 0; attempt <= MAX_SWITCHES; attempt++) {
         WorkerLease lease;
         try {
-          lease = assigner.acquire(layout.maxWorkerId());
+          lease = assigner.acquire(layout.maxWorkerId(), Duration.ofMillis(maxBorrowMillis));
         } catch (WorkerIdExhaustedException e) {
           if (unusable.isEmpty()) {
             throw e;

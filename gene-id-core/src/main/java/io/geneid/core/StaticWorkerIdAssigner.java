@@ -118,7 +118,7 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   @Override
-  public WorkerLease acquire(long layoutMaxWorkerId) {
+  public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     if (workerId > layoutMaxWorkerId) {
       throw new IllegalArgumentException("workerId must be in [0, " + layoutMaxWorkerId + "] but was " + workerId);
     }

@@ -28,11 +28,27 @@ public interface WorkerIdAssigner extends AutoCloseable {
    * Leases a free worker id of the pool: the least recently used one first. Waits (up to the assigner's acquire
    * timeout) while every worker id is leased or of unknown history.
    *
+   * <p>The lease's {@link WorkerLease#previousHighWaterMark()} is never below {@code store now + borrowSlack}: a
+   * previous holder that lost its lease may have issued ids up to {@code borrowSlack} beyond its clock. A worker id
+   * whose history the store cannot vouch for (its record is missing or the store restarted, failed over or rolled
+   * back) is granted only once any earlier holder must have fenced itself: one TTL plus {@code borrowSlack} plus a
+   * margin for clock skew after the store noticed.
+   *
    * @param layoutMaxWorkerId the largest worker id the caller's layout can carry ({@code 2^W - 1}); the pool is cut
    *     to it, and a pool that starts above it is an error
+   * @param borrowSlack how far ahead of its clock a holder of this pool may issue ids (its {@code maxBorrowMillis});
+   *     every process of a pool should use the same
    * @throws WorkerIdExhaustedException when no worker id became free in time, naming the pool size and the holders
    */
-  WorkerLease acquire(long layoutMaxWorkerId);
+  WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack);
+
+  /**
+   * {@link #acquire(long, Duration)} with the default borrowing bound
+   * ({@link GeneSnowflakeGenerator.Builder#DEFAULT_MAX_BORROW_MILLIS}).
+   */
+  default WorkerLease acquire(long layoutMaxWorkerId) {
+    return acquire(layoutMaxWorkerId, Duration.ofMillis(GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS));
+  }
 
   /**
    * Extends a lease by {@link #ttl()} from now (store time) and raises its recorded high-water mark to

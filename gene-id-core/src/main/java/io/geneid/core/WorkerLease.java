@@ -11,8 +11,9 @@ import java.util.Objects;
  *
  * @param space the pool (namespace) the worker id belongs to
  * @param workerId the worker id this lease grants
- * @param token the fencing token: it changes whenever the worker id changes hands, so a renewal or release by a
- *     holder that lost the id is refused by the store
+ * @param token the fencing token: drawn at random (64 bits) for every grant, never a counter kept in the store, so
+ *     it never repeats across the store's history, even after the store rolls back; a renewal or release by a holder
+ *     that lost the id is refused by the store
  * @param owner who holds the lease (by default {@code pid@host}), as shown in exhaustion messages
  * @param previousHighWaterMark the highest id timestamp the previous holder may have issued (including borrowed
  *     time); the new holder issues only after it. {@link Instant#EPOCH} for a worker id never used before

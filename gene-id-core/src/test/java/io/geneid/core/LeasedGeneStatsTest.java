@@ -40,8 +40,8 @@ class LeasedGeneStatsTest {
     }
 
     @Override
-    public WorkerLease acquire(long layoutMaxWorkerId) {
-      return store.acquire(layoutMaxWorkerId);
+    public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
+      return store.acquire(layoutMaxWorkerId, borrowSlack);
     }
 
     @Override

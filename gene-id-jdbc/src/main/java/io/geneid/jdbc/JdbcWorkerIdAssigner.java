@@ -142,7 +142,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   @Override
-  public WorkerLease acquire(long layoutMaxWorkerId) {
+  public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
     for (;;) {

@@ -139,7 +139,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   @Override
-  public WorkerLease acquire(long layoutMaxWorkerId) {
+  public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
     for (;;) {
