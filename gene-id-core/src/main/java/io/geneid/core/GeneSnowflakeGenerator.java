@@ -3,7 +3,6 @@ package io.geneid.core;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
@@ -73,9 +72,8 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   private final int strideShift;
   /** Per gene: (ms since epoch << S) | last sequence issued in that ms. */
   private final AtomicLongArray states;
-  /** Per thread: the next gene for {@link #nextId()} without a scope. */
-  private final ThreadLocal<int[]> spreadCursor =
-      ThreadLocal.withInitial(() -> new int[] {ThreadLocalRandom.current().nextInt()});
+  /** The genes of {@link #nextId()} without a scope. */
+  private final GeneSpread spread;
 
   /**
    * Ids may not be issued with a timestamp (ms since epoch) above this; {@link Long#MAX_VALUE} for a generator with
@@ -104,6 +102,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     this.maxTimestamp = layout.maxTimestampMillis();
 
     this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : MIN_STRIDE_SHIFT;
+    this.spread = new GeneSpread(geneBits);
     this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
     this.clockWatch = new ClockWatch(clock, epochMillis);
     if (b.highWaterMark != null) {
@@ -131,8 +130,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     if (scope != null) {
       return issue((int) layout.geneOfKey(scope.nextKey()));
     }
-    int[] cursor = spreadCursor.get();
-    return issue((int) (cursor[0]++ & maxGene));
+    return issue((int) spread.nextGene());
   }
 
   /**
