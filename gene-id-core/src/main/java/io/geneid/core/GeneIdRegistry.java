@@ -58,6 +58,59 @@ public final class GeneIdRegistry {
     SHARED.remove(key, generator);
   }
 
+  // ---------------------------------------------------------------- claims
+
+  /**
+   * The worker ids claimed in this JVM, by every class loader: the map lives in the system properties (a JDK object
+   * that every class loader sees), keyed by {@code <epoch ms>/<worker id>}, valued by a description of the claimant.
+   */
+  @SuppressWarnings("unchecked")
+  private static final ConcurrentMap<String, String> CLAIMS = (ConcurrentMap<String, String>) System.getProperties()
+      .computeIfAbsent("io.geneid.core.claims", k -> new ConcurrentHashMap<String, String>());
+
+  /**
+   * One generator's hold on a worker id in this JVM; {@link #close()} gives it up. Two generators with one worker id
+   * and epoch in one JVM would issue the same ids, so a second claim is refused.
+   */
+  static final class Claim implements AutoCloseable {
+    private final String key;
+    private final String claimant;
+    private boolean closed;
+
+    private Claim(String key, String claimant) {
+      this.key = key;
+      this.claimant = claimant;
+    }
+
+    @Override
+    public synchronized void close() {
+      if (!closed) {
+        closed = true;
+        CLAIMS.remove(key, claimant);
+      }
+    }
+  }
+
+  /**
+   * Claims {@code workerId} of {@code layout}'s epoch for {@code claimant} (a description naming the generator and
+   * where it comes from).
+   *
+   * @throws IllegalStateException naming both claimants if another generator of this JVM holds the worker id
+   */
+  static Claim claim(GeneIdLayout layout, long workerId, String claimant) {
+    String key = layout.epoch().toEpochMilli() + "/" + workerId;
+    String unique = claimant + " #" + Long.toHexString(System.identityHashCode(new Object()))
+        + Long.toHexString(System.nanoTime());
+    String held = CLAIMS.putIfAbsent(key, unique);
+    if (held != null) {
+      throw new IllegalStateException("worker id " + workerId + " (epoch " + layout.epoch() + ") is already used in "
+          + "this JVM by " + held + "; a second generator, " + claimant + ", would issue the same ids. Share one "
+          + "generator (GeneSnowflakeGenerator.builder()...build() shares per layout and worker id) or give each its "
+          + "own worker id");
+    }
+    return new Claim(key, unique);
+  }
+
   static GeneSnowflakeGenerator getOrCreate(GeneSnowflakeGenerator.Builder builder) {
     GeneSnowflakeGenerator generator = GENERATORS.computeIfAbsent(new Key(builder.layout, builder.workerId),
         k -> builder.buildUnshared());
