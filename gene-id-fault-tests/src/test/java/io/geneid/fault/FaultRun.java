@@ -1,0 +1,308 @@
+package io.geneid.fault;
+
+import io.geneid.core.GeneIdLayout;
+import java.io.DataInputStream;
+import java.io.EOFException;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.Writer;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Properties;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Several JVMs ({@link FaultWorker}) issuing ids through one lease store while faults are applied on a schedule:
+ * the store's own (a restart, a rollback, a deleted key, a black-holed connection — given by the test as actions)
+ * and the processes' ({@link Control#pause}, {@link Control#kill}, {@link Control#stepClock}). Slot 0 runs one
+ * steady generator for the whole run; the other slots churn (close or crash every 1 to 3 s) and are restarted when
+ * their JVM exits. At the end every id written is counted and sorted: {@link Result#duplicates()} must be zero.
+ */
+final class FaultRun {
+
+  /** What the test does to the world at a given time. */
+  @FunctionalInterface
+  interface FaultAction {
+    void apply(Control control) throws Exception;
+  }
+
+  /** What a fault can do to the JVMs of the run. */
+  interface Control {
+    /** SIGSTOP the JVM of a slot (it stops renewing and issuing). */
+    void pause(int slot) throws Exception;
+
+    /** SIGCONT the JVM of a slot. */
+    void resume(int slot) throws Exception;
+
+    /** SIGKILL the JVM of a slot; a replacement starts in the slot. */
+    void kill(int slot) throws Exception;
+
+    /** Moves the clock of a slot's JVMs by {@code deltaMillis} (negative: back). */
+    void stepClock(int slot, long deltaMillis) throws Exception;
+  }
+
+  /**
+   * What a run produced.
+   *
+   * @param ids ids written by all JVMs
+   * @param duplicates ids written more than once
+   * @param processes JVMs started
+   * @param leases leases seen (worker id, token)
+   * @param crashes JVMs that halted without releasing, and JVMs killed
+   * @param fenced id calls refused (lease lapsed or lost, clock moved back, store down)
+   * @param maxCloseMillis the longest {@code close()} of a generator
+   * @param idsAfterFaults ids whose timestamp is after the last fault plus its recovery allowance
+   * @param errors the first error of each kind the JVMs saw
+   */
+  record Result(long ids, long duplicates, int processes, long leases, long crashes, long fenced,
+      long maxCloseMillis, long idsAfterFaults, List<String> errors) {
+
+    @Override
+    public String toString() {
+      return String.format("ids=%,d duplicates=%d jvms=%d leases=%d crashes=%d fenced=%d maxClose=%dms "
+          + "idsAfterFaults=%,d errors=%s", ids, duplicates, processes, leases, crashes, fenced, maxCloseMillis,
+          idsAfterFaults, errors);
+    }
+  }
+
+  /** The profile the suite runs: {@code short} in CI, {@code long} by {@code -Dfault.profile=long}. */
+  static boolean longProfile() {
+    return "long".equals(System.getProperty("fault.profile", "short"));
+  }
+
+  private final String label;
+  private final Path dir;
+  private final Map<String, String> props = new TreeMap<>();
+  private final Map<Long, List<Object[]>> faults = new TreeMap<>();
+  private int jvms = 4;
+  private Duration duration = Duration.ofSeconds(14);
+  private Duration recovery = Duration.ofSeconds(3);
+
+  FaultRun(String label, Path dir) {
+    this.label = label;
+    this.dir = dir;
+  }
+
+  FaultRun props(Map<String, String> values) {
+    props.putAll(values);
+    return this;
+  }
+
+  FaultRun jvms(int n) {
+    this.jvms = n;
+    return this;
+  }
+
+  FaultRun duration(Duration d) {
+    this.duration = d;
+    return this;
+  }
+
+  /** How long after the last fault the JVMs get to issue again before ids count as "after the faults". */
+  FaultRun recovery(Duration d) {
+    this.recovery = d;
+    return this;
+  }
+
+  FaultRun at(Duration at, String name, FaultAction action) {
+    faults.computeIfAbsent(at.toMillis(), k -> new ArrayList<>()).add(new Object[] {name, action});
+    return this;
+  }
+
+  Result run() throws Exception {
+    Files.createDirectories(dir);
+    Path propsFile = dir.resolve("lease.properties");
+    Properties p = new Properties();
+    p.putAll(props);
+    try (Writer w = Files.newBufferedWriter(propsFile)) {
+      p.store(w, label);
+    }
+    String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
+    String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+    long start = System.currentTimeMillis();
+    long endAt = start + duration.toMillis();
+    Process[] slots = new Process[jvms];
+    long[] clockOffsets = new long[jvms];
+    List<Path[]> outputs = new ArrayList<>();
+    int[] started = {0};
+    long[] killed = {0};
+    long lastFaultAt = start;
+    Control control = new Control() {
+      @Override
+      public void pause(int slot) throws Exception {
+        signal("STOP", slots[slot]);
+      }
+
+      @Override
+      public void resume(int slot) throws Exception {
+        signal("CONT", slots[slot]);
+      }
+
+      @Override
+      public void kill(int slot) throws Exception {
+        signal("KILL", slots[slot]);
+        slots[slot].waitFor(5, TimeUnit.SECONDS);
+        killed[0]++;
+      }
+
+      @Override
+      public void stepClock(int slot, long deltaMillis) throws Exception {
+        clockOffsets[slot] += deltaMillis;
+        writeClock(slot, clockOffsets[slot]);
+      }
+    };
+    for (int i = 0; i < jvms; i++) {
+      writeClock(i, 0);
+    }
+    List<Map.Entry<Long, List<Object[]>>> due = new ArrayList<>(faults.entrySet());
+    List<String> applied = new ArrayList<>();
+    try {
+      while (System.currentTimeMillis() < endAt) {
+        for (int i = 0; i < jvms; i++) {
+          boolean gone = slots[i] == null || !slots[i].isAlive();
+          if (gone && System.currentTimeMillis() < endAt - 2_000 && (i > 0 || slots[0] == null)) {
+            Path ids = dir.resolve("ids-" + started[0] + ".bin");
+            Path events = dir.resolve("events-" + started[0] + ".txt");
+            Path log = dir.resolve("log-" + started[0] + ".txt");
+            outputs.add(new Path[] {ids, events, log});
+            slots[i] = new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
+                "-Djava.util.logging.config.file=/dev/null", "-cp", classpath, FaultWorker.class.getName(),
+                propsFile.toString(), ids.toString(), events.toString(), Long.toString(endAt),
+                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), i == 0 ? "steady" : "churn")
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+            started[0]++;
+          }
+        }
+        long elapsed = System.currentTimeMillis() - start;
+        while (!due.isEmpty() && due.get(0).getKey() <= elapsed) {
+          for (Object[] fault : due.remove(0).getValue()) {
+            ((FaultAction) fault[1]).apply(control);
+            applied.add(fault[0] + " at " + (System.currentTimeMillis() - start) + " ms");
+            lastFaultAt = System.currentTimeMillis();
+          }
+        }
+        Thread.sleep(20);
+      }
+    } finally {
+      for (Process proc : slots) {
+        if (proc != null && proc.isAlive()) {
+          signal("CONT", proc); // a paused JVM must be able to finish
+        }
+      }
+    }
+    for (Process proc : slots) {
+      if (proc != null && !proc.waitFor(30, TimeUnit.SECONDS)) {
+        proc.destroyForcibly();
+        throw new AssertionError("a fault worker JVM did not finish 30 s after the end of the run (" + label + ")");
+      }
+    }
+    if (!due.isEmpty()) {
+      throw new AssertionError("faults not applied before the end of the run: " + due.size());
+    }
+    System.out.println("[" + label + "] faults: " + applied);
+    return collect(outputs, started[0], killed[0], lastFaultAt + recovery.toMillis());
+  }
+
+  private Path clockFile(int slot) {
+    return dir.resolve("clock-" + slot + ".txt");
+  }
+
+  private void writeClock(int slot, long offset) throws IOException {
+    Path tmp = dir.resolve("clock-" + slot + ".tmp");
+    Files.writeString(tmp, Long.toString(offset));
+    Files.move(tmp, clockFile(slot), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+  }
+
+  private static void signal(String signal, Process process) throws Exception {
+    if (process == null || !process.isAlive()) {
+      return;
+    }
+    new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+  }
+
+  private static Result collect(List<Path[]> outputs, int processes, long killed, long afterFaultsAt)
+      throws IOException {
+    List<long[]> chunks = new ArrayList<>();
+    long count = 0;
+    for (Path[] out : outputs) {
+      if (!Files.exists(out[0])) {
+        continue;
+      }
+      long[] buf = new long[(int) (Files.size(out[0]) / 8)];
+      int n = 0;
+      try (InputStream in = Files.newInputStream(out[0]);
+          DataInputStream data = new DataInputStream(new java.io.BufferedInputStream(in, 1 << 16))) {
+        while (n < buf.length) {
+          buf[n] = data.readLong();
+          n++;
+        }
+      } catch (EOFException e) {
+        // a JVM killed mid-write: keep the whole ids
+      }
+      chunks.add(Arrays.copyOf(buf, n));
+      count += n;
+    }
+    long[] all = new long[(int) count];
+    int at = 0;
+    for (long[] c : chunks) {
+      System.arraycopy(c, 0, all, at, c.length);
+      at += c.length;
+    }
+    Arrays.sort(all);
+    long duplicates = 0;
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long after = 0;
+    for (int i = 0; i < all.length; i++) {
+      if (i > 0 && all[i] == all[i - 1]) {
+        duplicates++;
+      }
+      if (layout.decode(all[i]).timestamp().toEpochMilli() > afterFaultsAt) {
+        after++;
+      }
+    }
+    Map<String, Boolean> leases = new LinkedHashMap<>();
+    long crashes = killed;
+    long fenced = 0;
+    long maxClose = 0;
+    List<String> errors = new ArrayList<>();
+    for (Path[] out : outputs) {
+      if (!Files.exists(out[1])) {
+        continue;
+      }
+      for (String line : Files.readAllLines(out[1])) {
+        String[] f = line.split(" ", 2);
+        switch (f[0]) {
+          case "LEASE":
+            leases.put(f[1], true);
+            break;
+          case "CRASH":
+            crashes++;
+            break;
+          case "FENCED":
+            fenced += Long.parseLong(f[1]);
+            break;
+          case "CLOSE":
+            maxClose = Math.max(maxClose, Long.parseLong(f[1]));
+            break;
+          case "ERROR":
+            String kind = f[1].split(":", 2)[0];
+            if (errors.stream().noneMatch(e -> e.startsWith(kind)) && errors.size() < 8) {
+              errors.add(f[1].length() > 300 ? f[1].substring(0, 300) + "..." : f[1]);
+            }
+            break;
+          default:
+            break;
+        }
+      }
+    }
+    return new Result(count, duplicates, processes, leases.size(), crashes, fenced, maxClose, after, errors);
+  }
+}
