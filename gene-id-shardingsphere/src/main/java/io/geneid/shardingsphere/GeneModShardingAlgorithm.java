@@ -1,5 +1,6 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneRouting;
 import io.geneid.core.Genes;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -69,14 +70,14 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   /** The type name used in ShardingSphere configuration. */
   public static final String TYPE = "GENE_MOD";
 
-  static final String SHARDING_COUNT = "sharding-count";
+  static final String SHARDING_COUNT = GeneRouting.SHARDING_COUNT;
   static final String GENE_BITS = AlgorithmProps.GENE_BITS;
-  static final String GENE_DIVISOR = "gene-divisor";
+  static final String GENE_DIVISOR = GeneRouting.GENE_DIVISOR;
   private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR);
 
-  private int geneBits = -1;
-  private int shardingCount;
-  private int geneDivisor;
+  private @Nullable GeneRouting routing;
+  /** The last set of targets found sound, so each set is checked once, on its first routing call. */
+  private volatile Collection<String> checkedTargets = List.of();
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneModShardingAlgorithm() {}
@@ -93,14 +94,11 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     long geneCount = 1L << bits;
     int count = (int) p.requiredLong(SHARDING_COUNT, 1, geneCount);
     int divisor = (int) p.longValue(GENE_DIVISOR, 1, geneCount, 1);
-    if ((long) count * divisor > geneCount) {
-      throw new IllegalArgumentException(TYPE + " properties " + SHARDING_COUNT + " * " + GENE_DIVISOR
-          + " must be at most 2^" + GENE_BITS + " = " + geneCount + " but was " + count + " * " + divisor + " = "
-          + (long) count * divisor + ": indexes above " + ((geneCount - 1) / divisor) + " would never be used");
+    try {
+      this.routing = new GeneRouting(count, divisor, bits);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException(TYPE + " properties " + e.getMessage(), e);
     }
-    this.geneBits = bits;
-    this.shardingCount = count;
-    this.geneDivisor = divisor;
   }
 
   // ---------------------------------------------------------------- standard
@@ -137,12 +135,18 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     if (valuesByColumn.isEmpty()) {
       return new ArrayList<>(availableTargetNames); // only ranges
     }
+    GeneRouting r = routing();
     Set<Integer> indexes = null;
     Map<String, Set<Integer>> indexesByColumn = new LinkedHashMap<>();
+    Map<String, Long> singleGenes = new LinkedHashMap<>();
     for (Map.Entry<String, Set<Comparable<?>>> e : valuesByColumn.entrySet()) {
       Set<Integer> columnIndexes = new TreeSet<>();
       for (Comparable<?> value : e.getValue()) {
-        columnIndexes.add(index(gene(table + "." + e.getKey(), value)));
+        long gene = gene(table + "." + e.getKey(), value);
+        columnIndexes.add(r.index(gene));
+        if (e.getValue().size() == 1) {
+          singleGenes.put(e.getKey(), gene);
+        }
       }
       indexesByColumn.put(e.getKey(), columnIndexes);
       if (indexes == null) {
@@ -154,11 +158,27 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     if (indexes.isEmpty()) {
       throw new IllegalArgumentException(conflict(table, valuesByColumn, indexesByColumn));
     }
+    if (singleGenes.size() == valuesByColumn.size() && singleGenes.values().stream().distinct().count() > 1) {
+      throw new IllegalArgumentException(differentGenes(table, valuesByColumn, singleGenes));
+    }
     List<String> result = new ArrayList<>(indexes.size());
     for (int index : indexes) {
       result.add(targetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn));
     }
     return result;
+  }
+
+  /**
+   * One value per column whose genes differ, though they route to one target today: the row would split from its
+   * parent the day the shard count changes.
+   */
+  private String differentGenes(String table, Map<String, Set<Comparable<?>>> values, Map<String, Long> genes) {
+    StringJoiner parts = new StringJoiner(" but ");
+    genes.forEach((column, gene) -> parts.add(column + " = " + values.get(column).iterator().next() + " has gene "
+        + gene));
+    return TYPE + ": the sharding columns of " + table + " carry different genes: " + parts + " (" + routing()
+        + "); they share a target only by chance of the modulo and would split when the shard count changes. A"
+        + " child id must carry its parent's gene: insert the child inside GeneContext.inherit(parentId)";
   }
 
   private String conflict(String table, Map<String, Set<Comparable<?>>> values, Map<String, Set<Integer>> indexes) {
@@ -170,8 +190,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
           : column + " in " + v + " routes to indexes " + i);
     });
     return TYPE + ": the sharding columns of " + table + " route to different targets: " + parts
-        + " (" + SHARDING_COUNT + "=" + shardingCount + ", " + GENE_DIVISOR + "=" + geneDivisor + ", " + GENE_BITS
-        + "=" + geneBits + "); a child id must carry its parent's gene: insert the child inside"
+        + " (" + routing() + "); a child id must carry its parent's gene: insert the child inside"
         + " GeneContext.inherit(parentId)";
   }
 
@@ -197,7 +216,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
           + " number, a String or a UUID");
     }
     try {
-      return Genes.ofKey(value, initialisedGeneBits());
+      return Genes.ofKey(value, routing().geneBits());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + ": cannot route " + where + " = " + value + ": " + e.getMessage(), e);
     }
@@ -205,12 +224,21 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
 
   /** {@code (gene / gene-divisor) % sharding-count}. */
   int index(long gene) {
-    return (int) ((gene / geneDivisor) % shardingCount);
+    return routing().index(gene);
   }
 
-  /** The target a gene routes to among {@code targets} (for {@link GeneShardingCheck}). */
+  /**
+   * The target a gene routes to among {@code targets}, without the check of the whole set (for
+   * {@link GeneShardingCheck}, which reports the set's problems itself).
+   */
   String targetOfGene(Collection<String> targets, long gene) {
-    return target(targets, gene, () -> "gene " + gene);
+    int index = index(gene);
+    try {
+      return routing().target(targets, index);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(TYPE + ": gene " + gene + " routes to index " + index + " but "
+          + e.getMessage(), e);
+    }
   }
 
   private String target(Collection<String> targets, long gene, Supplier<String> what) {
@@ -218,52 +246,49 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   }
 
   private String targetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
-    String found = null;
-    for (String target : targets) {
-      if (suffix(target) == index) {
-        if (found != null) {
-          throw new IllegalStateException(TYPE + ": " + what.get() + " routes to index " + index
-              + " but both " + found + " and " + target + " end with _" + index);
-        }
-        found = target;
-      }
+    checkTargets(targets);
+    try {
+      return routing().target(targets, index);
+    } catch (IllegalStateException e) {
+      throw new IllegalStateException(TYPE + ": " + what.get() + " routes to index " + index + " but "
+          + e.getMessage(), e);
     }
-    if (found == null) {
-      throw new IllegalStateException(TYPE + ": " + what.get() + " routes to index " + index
-          + " but no available target ends with _" + index + ": " + targets + " (" + SHARDING_COUNT + "="
-          + shardingCount + ", " + GENE_DIVISOR + "=" + geneDivisor + ")");
-    }
-    return found;
   }
 
-  /** The number after the last underscore, or -1. */
-  private static int suffix(String target) {
-    int underscore = target.lastIndexOf('_');
-    int length = target.length() - underscore - 1;
-    if (underscore < 0 || length == 0 || length > 9) {
-      return -1;
+  /**
+   * On the first routing call with a set of targets, every problem of the set at once (names without an
+   * {@code _<index>} suffix, two targets with one suffix, targets no gene reaches), rather than one gene at a time
+   * as rows happen to arrive.
+   */
+  private void checkTargets(Collection<String> targets) {
+    if (targets.equals(checkedTargets)) {
+      return;
     }
-    int value = 0;
-    for (int i = underscore + 1; i < target.length(); i++) {
-      char c = target.charAt(i);
-      if (c < '0' || c > '9') {
-        return -1;
-      }
-      value = value * 10 + (c - '0');
+    List<String> problems = routing().problems(targets);
+    if (!problems.isEmpty()) {
+      throw new IllegalStateException(TYPE + " (" + routing() + ") cannot route to the targets " + targets + ": "
+          + String.join("; ", problems));
     }
-    return value;
+    checkedTargets = List.copyOf(targets);
   }
 
-  private int initialisedGeneBits() {
-    if (geneBits < 0) {
+  private GeneRouting routing() {
+    GeneRouting r = routing;
+    if (r == null) {
       throw new IllegalStateException(TYPE + " was used before init(Properties)");
     }
-    return geneBits;
+    return r;
   }
 
-  /** G: the gene bits this algorithm reads. */
+  /** The routing rule ({@code sharding-count}, {@code gene-divisor}, {@code gene-bits}) once initialised. */
+  GeneRouting rule() {
+    return routing();
+  }
+
+  /** G: the gene bits this algorithm reads; -1 before init. */
   int geneBits() {
-    return geneBits;
+    GeneRouting r = routing;
+    return r == null ? -1 : r.geneBits();
   }
 
   /** Lets ShardingSphere's binding-table check compare two GENE_MOD configurations. */
@@ -279,7 +304,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
 
   @Override
   public String toString() {
-    return TYPE + "[" + SHARDING_COUNT + "=" + shardingCount + ", " + GENE_DIVISOR + "=" + geneDivisor + ", "
-        + GENE_BITS + "=" + geneBits + "]";
+    GeneRouting r = routing;
+    return TYPE + "[" + (r == null ? "not initialised" : r.toString()) + "]";
   }
 }

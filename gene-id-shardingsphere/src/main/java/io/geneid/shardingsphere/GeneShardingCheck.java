@@ -125,6 +125,16 @@ public final class GeneShardingCheck {
     if (!dbSimulable || !tableSimulable) {
       return; // the other level uses an algorithm we cannot reason about
     }
+    Set<String> targetProblems = new LinkedHashSet<>();
+    if (dbAlgorithm != null) {
+      targetProblems.addAll(dbAlgorithm.rule().problems(table.getActualDataSourceNames()));
+    }
+    if (tableAlgorithm != null) {
+      for (String dataSource : table.getActualDataSourceNames()) {
+        targetProblems.addAll(tableAlgorithm.rule().problems(table.getActualTableNames(dataSource)));
+      }
+    }
+    targetProblems.forEach(p -> problems.add(name + ": " + p));
     int geneBits = (dbAlgorithm != null ? dbAlgorithm : tableAlgorithm).geneBits();
     Set<DataNode> reached = new LinkedHashSet<>();
     Set<String> failures = new LinkedHashSet<>();

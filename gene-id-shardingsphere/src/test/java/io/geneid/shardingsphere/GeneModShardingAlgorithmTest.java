@@ -101,13 +101,24 @@ class GeneModShardingAlgorithmTest {
     GeneModShardingAlgorithm mod4 = algorithm("sharding-count", 4);
     assertThatThrownBy(() -> mod4.doSharding(List.of("t_item_0", "t_item_2"), precise("id", 3L)))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessage("GENE_MOD: t_item.id = 3 routes to index 3 but no available target ends with _3:"
-            + " [t_item_0, t_item_2] (sharding-count=4, gene-divisor=1)");
-    assertThatThrownBy(() -> mod4.doSharding(List.of("a_1", "b_1"), precise("id", 1L)))
-        .hasMessage("GENE_MOD: t_item.id = 1 routes to index 1 but both a_1 and b_1 end with _1");
+        .hasMessage("GENE_MOD: t_item.id = 3 routes to index 3 but no target ends with _3 among"
+            + " [t_item_0, t_item_2] (sharding-count=4, gene-divisor=1, gene-bits=6)");
     // suffixes are compared as numbers, not as text
-    assertThat(algorithm("sharding-count", 16).doSharding(List.of("t_1", "t_11", "t_01x"), precise("id", 11L)))
+    assertThat(algorithm("sharding-count", 16).doSharding(List.of("t_1", "t_11", "t_012"), precise("id", 11L)))
         .isEqualTo("t_11");
+  }
+
+  @Test
+  void everyProblemOfATargetSetIsReportedOnItsFirstRoutingCall() {
+    GeneModShardingAlgorithm mod4 = algorithm("sharding-count", 4);
+    // gene 0 has a target; the set is still refused as a whole, before a row of a bad gene arrives
+    assertThatThrownBy(() -> mod4.doSharding(List.of("t_item_0", "a_1", "b_1", "t_item", "t_item_4"),
+        precise("id", 0L)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("GENE_MOD (sharding-count=4, gene-divisor=1, gene-bits=6) cannot route to the targets [t_item_0,"
+            + " a_1, b_1, t_item, t_item_4]: targets a_1 and b_1 both end with _1; target t_item does not end with"
+            + " _<index>, so no gene routes to it; target t_item_4 ends with _4 but sharding-count is 4: no gene"
+            + " routes to it");
   }
 
   @Test
@@ -141,6 +152,20 @@ class GeneModShardingAlgorithmTest {
         .hasMessage("GENE_MOD: the sharding columns of t_item route to different targets: id = 5 routes to index 1"
             + " but order_id = 6 routes to index 2 (sharding-count=4, gene-divisor=1, gene-bits=6); a child id must"
             + " carry its parent's gene: insert the child inside GeneContext.inherit(parentId)");
+  }
+
+  @Test
+  void complexValuesWithDifferentGenesAreRefusedEvenWhenTheyShareATarget() {
+    GeneModShardingAlgorithm mod4 = algorithm("sharding-count", 4);
+    Map<String, List<Comparable<?>>> values = new LinkedHashMap<>();
+    values.put("id", List.of((999L << 6) | 1)); // gene 1 -> index 1
+    values.put("order_id", List.of(5L)); // gene 5 -> index 1 too
+    assertThatThrownBy(() -> mod4.doSharding(TABLES, complex(values)))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("GENE_MOD: the sharding columns of t_item carry different genes: id = 63937 has gene 1 but"
+            + " order_id = 5 has gene 5 (sharding-count=4, gene-divisor=1, gene-bits=6); they share a target only"
+            + " by chance of the modulo and would split when the shard count changes. A child id must carry its"
+            + " parent's gene: insert the child inside GeneContext.inherit(parentId)");
   }
 
   @Test
