@@ -1,6 +1,7 @@
 package io.geneid.cli;
 
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneRouting;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.List;
@@ -8,9 +9,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
-/** {@code gene-id shard <id> --sharding-count N}: the target a GENE_MOD sharding algorithm routes an id to. */
+/**
+ * {@code gene-id shard <id> --sharding-count N [--gene-divisor D]}: the target a GENE_MOD sharding algorithm routes an
+ * id to, by the same rule ({@link GeneRouting}).
+ */
 @Command(name = "shard", mixinStandardHelpOptions = true,
-    description = "Shows the target index of each id (or numeric parent key) under GENE_MOD: gene %% sharding-count.")
+    description = "Shows the target index of each id (or numeric parent key) under GENE_MOD: "
+        + "(gene / gene-divisor) %% sharding-count.")
 final class ShardCommand extends LayoutSubcommand {
 
   @Parameters(arity = "1..*", paramLabel = "<id>", description = "Ids or numeric parent keys (decimal).")
@@ -19,6 +24,11 @@ final class ShardCommand extends LayoutSubcommand {
   @Option(names = "--sharding-count", required = true, paramLabel = "<N>",
       description = "Number of targets (databases or tables), in [1, 2^G].")
   String shardingCount = "";
+
+  @Option(names = "--gene-divisor", paramLabel = "<D>", defaultValue = "1",
+      description = "What the gene is divided by first (a second level: the first level's count), in [1, 2^G]; "
+          + "default 1.")
+  String geneDivisor = "1";
 
   @Override
   public Integer call() {
@@ -29,6 +39,13 @@ final class ShardCommand extends LayoutSubcommand {
       throw new BadInputException("sharding-count must be in [1, " + genes + "] but was " + shardingCount
           + ": with G=" + layout.geneBits() + " there " + (genes == 1 ? "is 1 gene" : "are " + genes + " genes")
           + ", and a target no gene maps to is never used");
+    }
+    long d = Ids.wholeNumber("gene-divisor", geneDivisor);
+    GeneRouting routing;
+    try {
+      routing = new GeneRouting((int) n, (int) Math.min(d, Integer.MAX_VALUE), layout.geneBits());
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage() + " (G=" + layout.geneBits() + ")");
     }
     List<Long> values = ids.stream().map(Ids::id).toList();
     PrintWriter out = out();
@@ -42,7 +59,15 @@ final class ShardCommand extends LayoutSubcommand {
       out.println(Text.row("id", Long.toString(id)));
       out.println(Text.row("gene", Long.toString(gene)));
       out.println(Text.row("sharding-count", Long.toString(n)));
-      out.println(Text.row("target index", (gene % n) + " (gene " + gene + " % " + n + ")"));
+      if (d == 1) {
+        out.println(Text.row("target index", routing.index(gene) + " (gene " + gene + " % " + n + ")"));
+      } else {
+        out.println(Text.row("gene-divisor", Long.toString(d)));
+        out.println(Text.row("target index", routing.index(gene) + " ((gene " + gene + " / " + d + ") % " + n + ")"));
+      }
+    }
+    if (d > 1) {
+      return 0; // the balance note below is about the plain modulo
     }
     if (genes % n != 0) {
       long small = genes / n;

@@ -173,6 +173,21 @@ class GeneIdCliTest {
   }
 
   @Test
+  void aGeneDivisorGivesTheSecondLevelsIndexAsGeneModDoes() {
+    // two databases, two tables each, table suffixes repeating per database: the table level divides by 2
+    assertThat(CliRun.of("shard", "6", "--sharding-count", "2", "--gene-divisor", "2")).isEqualTo(new CliRun(0, """
+        id                         6
+        gene                       6
+        sharding-count             2
+        gene-divisor               2
+        target index               1 ((gene 6 / 2) % 2)
+        """, ""));
+    assertThat(CliRun.of("shard", "6", "--sharding-count", "8", "--gene-divisor", "16")).isEqualTo(new CliRun(2, "",
+        "gene-id shard: sharding-count * gene-divisor must be at most 2^gene-bits = 64 but was 8 * 16 = 128: indexes"
+            + " above 3 would never be used (G=6)\n"));
+  }
+
+  @Test
   void anUnevenShardingCountIsPointedOut() {
     CliRun run = CliRun.of("shard", "63", "64", "--sharding-count", "5");
     assertThat(run.status()).isZero();
