@@ -94,7 +94,7 @@ public class GeneIdActuatorAutoConfiguration {
       } else {
         layout = GeneIdLayout.defaults();
       }
-      return new GeneIdEndpoint(layout, endpoint.getShardingCount());
+      return new GeneIdEndpoint(layout, endpoint.getShardingCount(), endpoint.getGeneDivisor());
     }
   }
 

@@ -16,6 +16,20 @@ public class GeneIdEndpointProperties {
    */
   private @Nullable Integer shardingCount;
 
+  /**
+   * What the gene is divided by before the modulo (the GENE_MOD gene-divisor of a second level), in [1, 2^gene-bits]
+   * with sharding-count * gene-divisor at most 2^gene-bits.
+   */
+  private int geneDivisor = 1;
+
+  public int getGeneDivisor() {
+    return geneDivisor;
+  }
+
+  public void setGeneDivisor(int geneDivisor) {
+    this.geneDivisor = geneDivisor;
+  }
+
   public @Nullable Integer getShardingCount() {
     return shardingCount;
   }

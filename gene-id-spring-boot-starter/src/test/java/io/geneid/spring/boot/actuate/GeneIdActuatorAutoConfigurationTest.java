@@ -21,6 +21,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
+import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
@@ -28,8 +29,8 @@ import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAu
 import org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration;
-import org.springframework.boot.actuate.endpoint.InvalidEndpointRequestException;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
+import org.springframework.boot.actuate.endpoint.web.WebEndpointResponse;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
@@ -87,35 +88,53 @@ class GeneIdActuatorAutoConfigurationTest {
           assertThat(endpoint.layout()).isEqualTo(generator.layout());
           long id = generator.nextId(13);
           var parts = generator.layout().decode(id);
-          GeneIdEndpoint.DecodedId decoded = endpoint.decode(Long.toString(id), null);
-          assertThat(decoded).isEqualTo(new GeneIdEndpoint.DecodedId(Long.toString(id),
-              parts.timestamp().toString(), generator.workerId(), parts.sequence(), 13,
-              "T41-W8-S10-G4 from 2025-01-01T00:00:00Z", 4, 1L));
-          assertThat(endpoint.decode(Long.toString(id), 8).shard()).isEqualTo(5); // the query parameter wins
-          assertThat(endpoint.decode(Long.toString(id), 16).shardingCount()).isEqualTo(16);
+          assertThat(endpoint.decode(Long.toString(id), null, null).getBody())
+              .isEqualTo(new GeneIdEndpoint.DecodedId(Long.toString(id), parts.timestamp().toString(),
+                  generator.workerId(), parts.sequence(), 13, "T41-W8-S10-G4 from 2025-01-01T00:00:00Z", 4, 1, 1L));
+          assertThat(decoded(endpoint, id, 8, null).shard()).isEqualTo(5); // the query parameter wins
+          assertThat(decoded(endpoint, id, 16, null).shardingCount()).isEqualTo(16);
+          // a second level: (gene / divisor) % count, as GENE_MOD computes it
+          assertThat(decoded(endpoint, id, 2, 4).shard()).isEqualTo(1); // (13 / 4) % 2
         });
   }
 
+  private static GeneIdEndpoint.DecodedId decoded(GeneIdEndpoint endpoint, long id, @Nullable Integer count,
+      @Nullable Integer divisor) {
+    WebEndpointResponse<Object> response = endpoint.decode(Long.toString(id), count, divisor);
+    assertThat(response.getStatus()).isEqualTo(200);
+    return (GeneIdEndpoint.DecodedId) response.getBody();
+  }
+
+  /** Actuator writes the body of a WebEndpointResponse as it is: the reason reaches the client in the 400's body. */
   @Test
-  void badInputIsA400WithAMessageNamingTheValue() {
+  void badInputIsA400WhoseBodyNamesTheValue() throws Exception {
     GeneIdEndpoint endpoint = new GeneIdEndpoint(GeneIdLayout.defaults(), null);
-    assertThatThrownBy(() -> endpoint.decode("12ab", null)).isInstanceOf(InvalidEndpointRequestException.class)
-        .hasMessage("id must be a whole number in [0, 9223372036854775807] but was '12ab'")
-        .extracting(e -> ((InvalidEndpointRequestException) e).getReason())
+    assertThat(badRequest(endpoint, "12ab", null, null))
         .isEqualTo("id must be a whole number in [0, 9223372036854775807] but was '12ab'");
-    assertThatThrownBy(() -> endpoint.decode("9223372036854775808", null))
-        .hasMessage("id must be a whole number in [0, 9223372036854775807] but was '9223372036854775808'");
-    assertThatThrownBy(() -> endpoint.decode("-5", null))
-        .hasMessage("id must be in [0, 9223372036854775807] but was -5");
-    assertThatThrownBy(() -> endpoint.decode("5", 65)).isInstanceOf(InvalidEndpointRequestException.class)
-        .hasMessage("shardingCount must be in [1, 64] but was 65: with gene-bits 6 ids carry 64 genes");
-    assertThatThrownBy(() -> endpoint.decode("5", 0))
-        .hasMessage("shardingCount must be in [1, 64] but was 0: with gene-bits 6 ids carry 64 genes");
-    assertThat(endpoint.decode("5", null).shard()).isNull();
+    assertThat(badRequest(endpoint, "9223372036854775808", null, null))
+        .isEqualTo("id must be a whole number in [0, 9223372036854775807] but was '9223372036854775808'");
+    assertThat(badRequest(endpoint, "-5", null, null)).isEqualTo("id must be in [0, 9223372036854775807] but was -5");
+    assertThat(badRequest(endpoint, "5", 65, null))
+        .isEqualTo("shardingCount must be in [1, 64] but was 65: with gene-bits 6 ids carry 64 genes");
+    assertThat(badRequest(endpoint, "5", 0, null))
+        .isEqualTo("shardingCount must be in [1, 64] but was 0: with gene-bits 6 ids carry 64 genes");
+    assertThat(badRequest(endpoint, "5", 8, 16)).isEqualTo("shardingCount * geneDivisor must be at most"
+        + " 2^gene-bits = 64 but was 8 * 16 = 128: indexes above 3 would never be used");
+    assertThat(endpoint.decode("5", null, null).getBody()).isInstanceOfSatisfying(GeneIdEndpoint.DecodedId.class,
+        d -> assertThat(d.shard()).isNull());
     runner.withPropertyValues(worker(), EXPOSE, "management.endpoint.geneid.sharding-count=65")
         .run(context -> assertThat(context).getFailure().rootCause()
             .hasMessage("management.endpoint.geneid.sharding-count must be in [1, 64] but was 65: with gene-bits 6 "
                 + "ids carry 64 genes"));
+  }
+
+  private static String badRequest(GeneIdEndpoint endpoint, String id, @Nullable Integer count,
+      @Nullable Integer divisor) throws Exception {
+    WebEndpointResponse<Object> response = endpoint.decode(id, count, divisor);
+    assertThat(response.getStatus()).isEqualTo(400);
+    String json = new ObjectMapper().writeValueAsString(response.getBody());
+    assertThat(json).startsWith("{\"status\":400,\"error\":\"Bad Request\",\"message\":");
+    return ((GeneIdEndpoint.Error) response.getBody()).message();
   }
 
   /** The JSON the endpoint answers with (Actuator writes the returned record with Jackson). */
@@ -125,11 +144,11 @@ class GeneIdActuatorAutoConfigurationTest {
     long id = layout.encode(new io.geneid.core.GeneIdParts(Instant.parse("2026-03-14T09:26:53.589Z"), 3, 2, 45));
     GeneIdEndpoint endpoint = new GeneIdEndpoint(layout, 4);
     String json = new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(endpoint.decode(
-        Long.toString(id), null));
+        Long.toString(id), null, null).getBody());
     System.out.println("GET /actuator/geneid/" + id + "\n" + json);
     assertThat(json).isEqualToIgnoringWhitespace("{\"id\":\"" + id + "\",\"timestamp\":\"2026-03-14T09:26:53.589Z\","
         + "\"worker\":3,\"sequence\":2,\"gene\":45,\"layout\":\"T41-W8-S8-G6 from 2025-01-01T00:00:00Z\","
-        + "\"shardingCount\":4,\"shard\":1}");
+        + "\"shardingCount\":4,\"geneDivisor\":1,\"shard\":1}");
   }
 
   // ---------------------------------------------------------------- health
