@@ -24,7 +24,7 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  *
  * <pre>
  * gene-id:
- *   worker-id: 3                 # required: one per running process, in [0, 2^worker-bits - 1]
+ *   worker-id: "3"               # required: one per running process, in [0, 2^worker-bits - 1]; quoted
  *   gene-bits: 6                 # 64 gene buckets; shard count must divide 2^gene-bits
  *   epoch: 2025-01-01T00:00:00Z
  *   timestamp-bits: 41
