@@ -13,10 +13,13 @@ import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
+import java.time.ZonedDateTime;
+import java.time.format.DateTimeFormatter;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.Date;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
@@ -219,18 +222,34 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     return layout;
   }
 
+  /**
+   * The epoch as written: an ISO-8601 instant, a date (UTC), Unix milliseconds, or what ShardingSphere makes of an
+   * unquoted YAML timestamp or date ({@code java.util.Date}, or its {@code toString()} text, which keeps seconds).
+   * Milliseconds before 2000 are refused: they are almost always seconds.
+   */
   private static Instant epoch(AlgorithmProps props) {
     Object raw = props.raw(EPOCH);
     if (raw instanceof Date) { // an unquoted YAML date or timestamp
       return ((Date) raw).toInstant();
     }
     String text = String.valueOf(raw).trim();
+    Instant epoch;
     try {
       if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
-        return Instant.ofEpochMilli(Long.parseLong(text));
+        epoch = Instant.ofEpochMilli(Long.parseLong(text));
+        if (epoch.isBefore(EARLIEST_MILLIS_EPOCH)) {
+          throw new IllegalArgumentException(TYPE + " property '" + EPOCH + "' must be Unix milliseconds from "
+              + EARLIEST_MILLIS_EPOCH + " on, an ISO-8601 instant or a date, but was " + text + " (" + epoch
+              + "): that looks like seconds; write " + text + "000 or " + Instant.ofEpochSecond(Long.parseLong(text)));
+        }
+        return epoch;
       }
       if (text.length() == 10) {
         return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
+      }
+      if (!text.isEmpty() && Character.isLetter(text.charAt(0))) {
+        // ShardingSphere hands an unquoted YAML timestamp over as Date.toString(): "Wed Jan 01 00:00:00 UTC 2025"
+        return ZonedDateTime.parse(text, DATE_TO_STRING).toInstant();
       }
       return Instant.parse(text);
     } catch (DateTimeException | NumberFormatException e) {
@@ -239,6 +258,12 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
           + "'", e);
     }
   }
+
+  /** The text of {@link Date#toString()}. */
+  private static final DateTimeFormatter DATE_TO_STRING =
+      DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss zzz yyyy", Locale.US);
+  /** Epochs given in milliseconds must not be earlier: an earlier one was almost surely written in seconds. */
+  private static final Instant EARLIEST_MILLIS_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
 
   /**
    * {@code count} ids from {@link GeneIdGenerator#nextId()}, in order: each carries the gene of the open

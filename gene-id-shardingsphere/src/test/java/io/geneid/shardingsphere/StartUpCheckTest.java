@@ -41,6 +41,20 @@ class StartUpCheckTest {
     throw new AssertionError("no IllegalArgumentException or IllegalStateException in the chain", thrown);
   }
 
+  /** YAML hands an unquoted timestamp or date over as a java.util.Date, whose text the user never wrote. */
+  @Test
+  void anUnquotedEpochIsAccepted() throws Exception {
+    for (String epoch : new String[] {"2025-01-01T00:00:00Z", "2025-01-01", "\"2025-01-01T00:00:00Z\""}) {
+      DataSource ds = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1\nepoch: " + epoch,
+          "sharding-count: 2", DIVISOR_2));
+      assertThat(GeneShardingCheck.problems(ds)).as(epoch).isEmpty();
+    }
+    DataSource leased = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
+        "worker-assigner: static\nworker-id: 2\nepoch: 2025-01-01T00:00:00Z", "sharding-count: 2",
+        DIVISOR_2));
+    assertThat(GeneShardingCheck.problems(leased)).isEmpty();
+  }
+
   @Test
   void anUnknownKeyGeneratorPropertyFailsStartUp() {
     Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
