@@ -39,9 +39,10 @@ import org.springframework.boot.context.properties.ConfigurationProperties;
  * created for {@code gene-id.segment.tags} as well.
  *
  * <p>Every value is checked at start-up; a wrong one stops the application with a message naming the property and
- * its allowed range, e.g. {@code gene-id.gene-bits must be in [0, 16] but was 17}.
+ * its allowed range, e.g. {@code gene-id.gene-bits must be in [0, 16] but was 17}. A {@code gene-id.*} key that no
+ * setting reads stops it too, naming the key and the closest valid one.
  */
-@ConfigurationProperties(prefix = GeneIdProperties.PREFIX)
+@ConfigurationProperties(prefix = GeneIdProperties.PREFIX, ignoreUnknownFields = false)
 public class GeneIdProperties {
 
   /** The prefix of every property. */

@@ -26,6 +26,7 @@ import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
+import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -130,6 +131,27 @@ class GeneIdAutoConfigurationTest {
         .run(failsWith("gene-id.clock-backwards-max-wait must not be negative but was PT-1S"));
   }
 
+  /** A misspelt key stops the start-up, named with the closest valid key, as ShardingSphere's props do. */
+  @Test
+  void anUnknownKeyStopsTheStartUpNamingTheClosestValidKey() {
+    runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.jdbc.create-table=true",
+        "gene-id.gene-bit=6").run(context -> {
+          assertThat(context).hasFailed();
+          FailureAnalysis analysis = new UnknownGeneIdPropertyFailureAnalyzer().analyze(context.getStartupFailure());
+          assertThat(analysis).isNotNull();
+          assertThat(analysis.getDescription())
+              .startsWith("Unknown gene-id configuration:")
+              .contains("gene-id.gene-bit (from \"gene-id.gene-bit\" from property source \"test\") is not a"
+                  + " gene-id property; did you mean gene-id.gene-bits?")
+              .contains("gene-id.jdbc.create-table (from \"gene-id.jdbc.create-table\" from property source"
+                  + " \"test\") is not a gene-id property; did you mean gene-id.jdbc.create-tables?");
+          assertThat(analysis.getAction()).contains("gene-id.worker-id");
+        });
+    // relaxed spellings of a valid key still bind
+    runner.withPropertyValues("gene-id.workerId=" + worker(), "gene-id.GENE_BITS=6")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+
   @Test
   void epochIsChecked() {
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.epoch=2999-01-01T00:00:00Z")
@@ -166,9 +188,11 @@ class GeneIdAutoConfigurationTest {
       try (var in = url.openStream()) {
         factories.load(in);
       }
-      registered.add(factories.getProperty("org.springframework.boot.diagnostics.FailureAnalyzer", ""));
+      registered.addAll(java.util.List.of(factories.getProperty("org.springframework.boot.diagnostics.FailureAnalyzer",
+          "").split("\\s*,\\s*")));
     }
-    assertThat(registered).contains(InvalidGeneIdPropertyFailureAnalyzer.class.getName());
+    assertThat(registered).contains(InvalidGeneIdPropertyFailureAnalyzer.class.getName(),
+        UnknownGeneIdPropertyFailureAnalyzer.class.getName());
   }
 
   @Test
