@@ -167,6 +167,10 @@ public class GeneIdProperties {
           .maxBorrowMillis(maxBorrowMillis)
           .clockBackwardsPolicy(ClockBackwardsPolicy.waitUpTo(clockBackwardsMaxWait));
       if (workerId != null) {
+        if (workerId < 0) { // the core's builder reads -1 as "not set"
+          throw new IllegalArgumentException("workerId must be in [0, " + layout.maxWorkerId() + "] but was "
+              + workerId);
+        }
         builder.workerId(workerId);
       }
       return builder;

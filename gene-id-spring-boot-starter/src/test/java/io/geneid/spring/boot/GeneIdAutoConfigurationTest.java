@@ -118,7 +118,7 @@ class GeneIdAutoConfigurationTest {
     runner.withPropertyValues("gene-id.worker-id=256")
         .run(failsWith("gene-id.worker-id must be in [0, 255] but was 256"));
     runner.withPropertyValues("gene-id.worker-id=-1")
-        .run(failsWith("gene-id.worker-id must be set: a value in [0, 255]"));
+        .run(failsWith("gene-id.worker-id must be in [0, 255] but was -1"));
     runner.withPropertyValues("gene-id.worker-id=-2")
         .run(failsWith("gene-id.worker-id must be in [0, 255] but was -2"));
   }
