@@ -106,6 +106,13 @@ public class GeneIdProperties {
   private ClockSource clock = ClockSource.SYSTEM;
 
   /**
+   * Whether every ShardingSphere-JDBC data source bean is checked for gene sharding mistakes at start-up (gene-bits
+   * that differ between key generator and GENE_MOD, nodes no gene reaches, targets without an _index suffix); on
+   * when gene-id-shardingsphere is on the class path.
+   */
+  private boolean shardingCheck = true;
+
+  /**
    * Where the worker id comes from. {@link GeneIdAutoConfiguration} creates a {@code GeneSnowflakeGenerator} for
    * {@link #STATIC} and a {@code LeasedGeneGenerator} for {@link #REDIS} and {@link #JDBC}, each only when the
    * application has no {@link io.geneid.core.GeneIdGenerator} bean of its own.
@@ -365,6 +372,14 @@ public class GeneIdProperties {
   }
 
   // ---------------------------------------------------------------- accessors for the binder
+
+  public boolean isShardingCheck() {
+    return shardingCheck;
+  }
+
+  public void setShardingCheck(boolean shardingCheck) {
+    this.shardingCheck = shardingCheck;
+  }
 
   public Instant getEpoch() {
     return epoch;

@@ -1,0 +1,45 @@
+package io.geneid.spring.boot.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.geneid.spring.boot.GeneIdAutoConfiguration;
+import io.geneid.spring.boot.GeneIdShardingCheckAutoConfiguration;
+import io.geneid.spring.boot.InvalidGeneIdPropertyException;
+import java.util.concurrent.atomic.AtomicLong;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/** The starter checks ShardingSphere data sources at start-up: no call from the application is needed. */
+class GeneIdShardingCheckTest {
+
+  private static final AtomicLong WORKER = new AtomicLong(170);
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, GeneIdAutoConfiguration.class,
+          GeneIdShardingCheckAutoConfiguration.class))
+      .withPropertyValues("spring.datasource.driver-class-name=org.apache.shardingsphere.driver.ShardingSphereDriver");
+
+  @Test
+  void aDiagonalConfigurationStopsTheStartUp() {
+    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(),
+        "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding-diagonal.yaml").run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).isInstanceOf(InvalidGeneIdPropertyException.class)
+              .hasMessageStartingWith("the ShardingSphere data source 'dataSource' has gene sharding mistakes (set"
+                  + " gene-id.sharding-check=false to start anyway):\n  - t_order: no gene ever routes to"
+                  + " [ds_0.t_order_1, ds_1.t_order_0]");
+        });
+  }
+
+  @Test
+  void theCheckCanBeTurnedOffAndASoundConfigurationPasses() {
+    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(), "gene-id.sharding-check=false",
+        "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding-diagonal.yaml")
+        .run(context -> assertThat(context).hasNotFailed());
+    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(),
+        "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding.yaml")
+        .run(context -> assertThat(context).hasNotFailed());
+  }
+}
