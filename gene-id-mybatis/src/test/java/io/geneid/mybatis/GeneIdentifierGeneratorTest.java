@@ -141,7 +141,7 @@ class GeneIdentifierGeneratorTest {
       fromRoot.add(layout.geneOf(generator.nextId(new Root())));
       fromNullSource.add(layout.geneOf(generator.nextId(new LongChild())));
     }
-    // round robin per thread: 3 * 64 consecutive spread ids hit every gene
+    // a null entity takes the generator's spread, each entity class its own: 64 ids of one spread hit every gene
     Set<Long> all = new HashSet<>(fromNull);
     all.addAll(fromRoot);
     all.addAll(fromNullSource);
