@@ -116,8 +116,6 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   private @Nullable Settings settings;
   /** This instance's generators by tag (each is the JVM-wide one for its store and tag). */
   private final ConcurrentMap<String, GeneSegmentGenerator> generators = new ConcurrentHashMap<>();
-  /** With a {@code biz-tag} shared by several tables: the genes of each table's root rows. */
-  private final TableSpreads spreads = new TableSpreads();
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneSegmentKeyGenerateAlgorithm() {}
@@ -236,6 +234,9 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
           + existing + "; configure the same settings to share it");
     }
   }
+
+  /** With a {@code biz-tag} shared by several tables: the genes of each table's root rows. */
+  private final TableSpreads spreads = new TableSpreads();
 
   /**
    * {@code count} ids, in order, from the generator of the tag ({@code biz-tag}, or the logical table name): each

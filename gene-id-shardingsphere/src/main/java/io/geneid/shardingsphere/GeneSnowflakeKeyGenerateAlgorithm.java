@@ -116,8 +116,6 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
 
   private @Nullable Settings settings;
   private volatile @Nullable GeneIdGenerator generator;
-  /** The genes of root rows: one spread per logical table. */
-  private final TableSpreads spreads = new TableSpreads();
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneSnowflakeKeyGenerateAlgorithm() {}
@@ -244,6 +242,9 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
           + "'", e);
     }
   }
+
+  /** The genes of root rows: one spread per logical table. */
+  private final TableSpreads spreads = new TableSpreads();
 
   /**
    * {@code count} ids, in order: each carries the gene of the open {@link GeneContext} scope's parent (the same
