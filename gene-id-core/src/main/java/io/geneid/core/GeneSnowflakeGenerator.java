@@ -121,8 +121,10 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
   /**
    * An id for a row without a parent, or for the parent of the innermost open {@link GeneContext} scope of this
-   * thread. Without a scope the gene is spread round-robin over all genes per thread, so root rows balance over
-   * shards at any rate.
+   * thread. Without a scope the gene comes from this generator's {@link GeneSpread}: one thread inserting into one
+   * table gets every gene exactly once per {@code 2^G} calls, at any rate; several tables taking turns on one thread
+   * share that spread and balance in expectation only. For exact balance per table keep a {@link GeneSpread} per
+   * table and call {@link GeneSpread#nextId(GeneIdGenerator)} (the ShardingSphere and MyBatis-Plus integrations do).
    */
   @Override
   public long nextId() {

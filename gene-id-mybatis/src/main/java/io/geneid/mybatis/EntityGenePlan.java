@@ -5,6 +5,7 @@ import com.baomidou.mybatisplus.core.metadata.TableInfo;
 import com.baomidou.mybatisplus.core.metadata.TableInfoHelper;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneSource;
+import io.geneid.core.GeneSpread;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;
@@ -20,7 +21,10 @@ import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** How to find the parent key of one entity class: computed once per class by {@link GeneIdentifierGenerator}. */
+/**
+ * How to find the parent key of one entity class, and the {@link GeneSpread} of its root rows: computed once per class
+ * by each {@link GeneIdentifierGenerator}.
+ */
 final class EntityGenePlan {
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneIdentifierGenerator.class);
@@ -32,29 +36,31 @@ final class EntityGenePlan {
   private static final Set<Class<?>> SOURCE_TYPES = Set.of(Long.class, long.class, Integer.class, int.class,
       Short.class, short.class, BigInteger.class, String.class, UUID.class);
 
-  private static final EntityGenePlan NO_SOURCE = new EntityGenePlan(null);
-
   private static final MethodType GETTER_TYPE = MethodType.methodType(Object.class, Object.class);
 
   /** {@code (Object entity) -> Object key}; null when the class has no {@code @GeneSource} field. */
   private final @Nullable MethodHandle getter;
+  /** The genes of this class's rows without a parent key: one spread per entity class, so each balances alone. */
+  private final GeneSpread spread;
 
-  private EntityGenePlan(@Nullable MethodHandle getter) {
+  private EntityGenePlan(@Nullable MethodHandle getter, int geneBits) {
     this.getter = getter;
+    this.spread = new GeneSpread(geneBits);
   }
 
-  static EntityGenePlan of(Class<?> type) {
+  /** The plan of {@code type}, whose ids carry {@code geneBits} gene bits. */
+  static EntityGenePlan of(Class<?> type, int geneBits) {
     checkIdField(type);
     Field source = findSource(type);
     if (source == null) {
       LOG.debug("{} has no @GeneSource field: its ids are spread over the genes", type.getName());
-      return NO_SOURCE;
+      return new EntityGenePlan(null, geneBits);
     }
     try {
       source.setAccessible(true);
       MethodHandle getter = MethodHandles.lookup().unreflectGetter(source).asType(GETTER_TYPE);
       LOG.debug("{} takes the gene of its ids from {}", type.getName(), source.getName());
-      return new EntityGenePlan(getter);
+      return new EntityGenePlan(getter, geneBits);
     } catch (RuntimeException | IllegalAccessException e) {
       throw new GeneIdException("cannot read " + name(source) + ", the @GeneSource field of " + type.getName()
           + ": open its package to gene-id-mybatis (" + e.getMessage() + ")", e);
@@ -74,6 +80,11 @@ final class EntityGenePlan {
     } catch (Throwable e) {
       throw new GeneIdException("cannot read the @GeneSource field of " + entity.getClass().getName(), e);
     }
+  }
+
+  /** The spread of this class's root rows (no source field, or a null source). */
+  GeneSpread spread() {
+    return spread;
   }
 
   /** Refuses an entity whose id property cannot hold a 64-bit id. */

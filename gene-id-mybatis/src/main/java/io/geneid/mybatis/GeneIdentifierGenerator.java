@@ -5,6 +5,7 @@ import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneSnowflakeGenerator;
 import io.geneid.core.GeneSource;
+import io.geneid.core.GeneSpread;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -30,9 +31,13 @@ import org.jspecify.annotations.Nullable;
  *   <li>an entity with a field annotated {@link GeneSource @GeneSource} holding a key gets an id from
  *       {@link GeneIdGenerator#nextIdForKey(Object)}: the key's gene (long, int, short and their boxes, BigInteger:
  *       the low bits; String and UUID: the CRC-32C hash of {@link io.geneid.core.GeneIdLayout#geneOf(String)});
- *   <li>a {@code null} entity ({@code IdWorker.getId()}), an entity without a {@code @GeneSource} field and one whose
- *       source is {@code null} get {@link GeneIdGenerator#nextId()}: the gene of the open {@link GeneContext} scope of
- *       this thread if there is one, else spread over all genes so root rows balance over shards.
+ *   <li>an entity without a {@code @GeneSource} field and one whose source is {@code null} get the gene of the open
+ *       {@link GeneContext} scope of this thread if there is one, else a gene from the {@link GeneSpread} of its
+ *       class ({@link GeneSpread#nextId(GeneIdGenerator)}): one spread per entity class, so the root rows of each
+ *       entity type balance over shards on their own (exactly, every {@code 2^G} rows a thread saves), also when one
+ *       thread saves several types in turn;
+ *   <li>a {@code null} entity ({@code IdWorker.getId()}) gets {@link GeneIdGenerator#nextId()}: the scope's gene, or
+ *       one from the generator's own spread.
  * </ul>
  * The entity's own parent key wins over an open {@link GeneContext} scope.
  *
@@ -41,8 +46,8 @@ import org.jspecify.annotations.Nullable;
  * {@link io.geneid.core.GeneIdException} naming the class and the field: MyBatis-Plus would otherwise truncate the
  * id, and truncated ids collide.
  *
- * <p>Thread-safe. It holds no state of its own beyond the per-class lookups, so several instances over the same
- * {@link GeneIdGenerator} are fine; two different generators with the same worker id are not (see
+ * <p>Thread-safe. It holds no state of its own beyond the per-class lookups and spreads, so several instances over
+ * the same {@link GeneIdGenerator} are fine (each balances the entity types it serves); two different generators with the same worker id are not (see
  * {@link GeneSnowflakeGenerator.Builder#build()}).
  */
 public final class GeneIdentifierGenerator implements IdentifierGenerator {
@@ -51,7 +56,7 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
   private final ClassValue<EntityGenePlan> plans = new ClassValue<>() {
     @Override
     protected EntityGenePlan computeValue(Class<?> type) {
-      return EntityGenePlan.of(type);
+      return EntityGenePlan.of(type, generator.geneBits());
     }
   };
 
@@ -94,8 +99,9 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
     if (entity == null) {
       return generator.nextId();
     }
-    Object parentKey = plans.get(entity.getClass()).parentKey(entity);
-    return parentKey == null ? generator.nextId() : generator.nextIdForKey(parentKey);
+    EntityGenePlan plan = plans.get(entity.getClass());
+    Object parentKey = plan.parentKey(entity);
+    return parentKey == null ? plan.spread().nextId(generator) : generator.nextIdForKey(parentKey);
   }
 
   /** The generator ids come from. */

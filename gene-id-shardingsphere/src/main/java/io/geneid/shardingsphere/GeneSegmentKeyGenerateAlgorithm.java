@@ -3,6 +3,7 @@ package io.geneid.shardingsphere;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.GeneSegmentGenerator;
+import io.geneid.core.GeneSpread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -26,7 +27,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Genes work as with {@code GENE_SNOWFLAKE}: inside a {@link GeneContext} scope every id carries the parent's gene
  * ({@code inherit}), or the next parent's for each row ({@code inheritEach}, VALUES and {@code addBatch} order);
- * without a scope root ids cycle through all genes.
+ * without a scope the root ids of every table cycle through all genes on their own: the low bits of the tag's value
+ * when the tag is the table, a {@link GeneSpread} per logical table when a {@code biz-tag} is shared by tables.
  *
  * <h2>Properties</h2>
  * <table>
@@ -233,10 +235,15 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     }
   }
 
+  /** With a {@code biz-tag} shared by several tables: the genes of each table's root rows. */
+  private final TableSpreads spreads = new TableSpreads();
+
   /**
    * {@code count} ids, in order, from the generator of the tag ({@code biz-tag}, or the logical table name): each
    * carries the gene of the open {@link GeneContext} scope's parent (or of the next parent of
-   * {@link GeneContext#inheritEach(List)} for each row), or a spread gene without a scope.
+   * {@link GeneContext#inheritEach(List)} for each row), or without a scope the low bits of the value (the tag is the
+   * table) or a gene from the {@link GeneSpread} of the logical table (a configured {@code biz-tag}, which several
+   * tables may share), so every table balances on its own.
    *
    * @throws io.geneid.core.GeneIdException if the store cannot be reached and no value is left
    */
@@ -244,8 +251,17 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   public Collection<? extends Comparable<?>> generateKeys(AlgorithmSQLContext context, int count) {
     GeneSegmentGenerator ids = generatorFor(tag(context));
     List<Long> result = new ArrayList<>(count);
+    if (settings().bizTag() == null) {
+      // the tag is the table: the tag's own counter (its values' low bits) balances the table over all threads
+      for (int i = 0; i < count; i++) {
+        result.add(ids.nextId());
+      }
+      return result;
+    }
+    // tables sharing a biz-tag share its counter: each table takes its genes from a spread of its own
+    GeneSpread spread = spreads.spreadFor(context, ids.geneBits());
     for (int i = 0; i < count; i++) {
-      result.add(ids.nextId());
+      result.add(spread.nextId(ids));
     }
     return result;
   }

@@ -7,6 +7,7 @@ import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.GeneSpread;
 import io.geneid.core.WorkerIdAssignerProvider;
 import io.geneid.core.WorkerIdAssigners;
 import java.time.DateTimeException;
@@ -46,7 +47,9 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
- * <p>Without a scope the ids are root ids, spread over all genes, so root rows balance over the shards at any rate.
+ * <p>Without a scope the ids are root ids, spread over all genes by one {@link GeneSpread} per logical table, so the
+ * root rows of every table balance over the shards at any rate: a thread inserting into one table gets every gene
+ * once per {@code 2^G} rows, also when it inserts into several tables in turn.
  *
  * <h2>Properties</h2>
  * <table>
@@ -265,17 +268,22 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   /** Epochs given in milliseconds must not be earlier: an earlier one was almost surely written in seconds. */
   private static final Instant EARLIEST_MILLIS_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
 
+  /** The genes of root rows: one spread per logical table. */
+  private final TableSpreads spreads = new TableSpreads();
+
   /**
-   * {@code count} ids from {@link GeneIdGenerator#nextId()}, in order: each carries the gene of the open
-   * {@link GeneContext} scope's parent (the same parent for every id, or the next one of
-   * {@link GeneContext#inheritEach(List)} for each row), or a spread gene without a scope.
+   * {@code count} ids, in order: each carries the gene of the open {@link GeneContext} scope's parent (the same
+   * parent for every id, or the next one of {@link GeneContext#inheritEach(List)} for each row), or without a scope
+   * a gene from the {@link GeneSpread} of the INSERT's logical table, so every table balances on its own whatever
+   * order a thread inserts into several tables in.
    */
   @Override
   public Collection<? extends Comparable<?>> generateKeys(AlgorithmSQLContext context, int count) {
     GeneIdGenerator ids = generatorInstance();
+    GeneSpread spread = spreads.spreadFor(context, ids.geneBits());
     List<Long> result = new ArrayList<>(count);
     for (int i = 0; i < count; i++) {
-      result.add(ids.nextId());
+      result.add(spread.nextId(ids));
     }
     return result;
   }
