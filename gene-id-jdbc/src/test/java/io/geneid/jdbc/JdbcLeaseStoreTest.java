@@ -47,8 +47,11 @@ class JdbcLeaseStoreTest {
             ResultSet rs = s.executeQuery("SELECT holder, version, high_water_mark FROM leases WHERE worker_id = 0")) {
           assertThat(rs.next()).isTrue();
           assertThat(rs.getString(1)).isEmpty();
-          assertThat(rs.getLong(2)).isEqualTo(2);
+          assertThat(rs.getLong(2)).as("a new random token on release").isNotEqualTo(lease.token()).isNotZero();
           assertThat(rs.getLong(3)).isEqualTo(before + 5);
+        }
+        try (Connection c = ds.getConnection()) { // the pool's connection got its settings back
+          assertThat(c.getAutoCommit()).isFalse();
         }
       }
     }
@@ -81,9 +84,35 @@ class JdbcLeaseStoreTest {
         .build();
     assertThatThrownBy(() -> a.acquire(255))
         .isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("the worker-id lease store, database jdbc:mariadb://127.0.0.1:" + dead
-            + "/test?user=root&password=***&connectTimeout=500 (table gene_id_worker_lease), failed on acquire for "
-            + "space 'default': ");
+        .hasMessageStartingWith("the worker-id lease store, database mariadb://127.0.0.1:" + dead
+            + "/test (table gene_id_worker_lease), failed on acquire for space 'default': ")
+        .message().doesNotContain("secret").doesNotContain("user=");
+  }
+
+  @Test
+  void storeDescriptionsShowNoCredentials() {
+    assertThat(JdbcSession.describeUrl("jdbc:mariadb://app:s3cret@db1.example:3306/ids?password=s3cret&ssl=true"))
+        .isEqualTo("mariadb://db1.example:3306/ids");
+    assertThat(JdbcSession.describeUrl("jdbc:postgresql://db2:5432/ids?user=u&password=p"))
+        .isEqualTo("postgresql://db2:5432/ids");
+    assertThat(JdbcSession.describeUrl("jdbc:h2:tcp://127.0.0.1:9092/mem:x;PASSWORD=p"))
+        .isEqualTo("h2:tcp://127.0.0.1:9092/mem:x");
+    assertThat(JdbcSession.describeUrl("jdbc:h2:mem:x;USER=sa;PASSWORD=p")).isEqualTo("h2:mem:x");
+    assertThat(JdbcSession.describeUrl("jdbc:oracle:thin:scott/tiger@db3:1521/ids")).isEqualTo("oracle://db3:1521/ids");
+  }
+
+  @Test
+  void theStatementTimeoutDefaultsToAThirdOfTheTtlWithinOneToFiveSecondsAndIsAProperty() {
+    JdbcWorkerIdAssigner.Builder b = JdbcWorkerIdAssigner.builder().jdbcUrl("jdbc:h2:mem:x", null, null);
+    assertThat(b.ttl(Duration.ofSeconds(30)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(b.ttl(Duration.ofSeconds(6)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(b.ttl(Duration.ofMillis(900)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(b.statementTimeout(Duration.ofSeconds(7)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(7));
+    assertThatThrownBy(() -> JdbcWorkerIdAssigner.builder().statementTimeout(Duration.ofMillis(500)))
+        .hasMessage("jdbc-statement-timeout must be in [1000ms, 3600000ms] but was 500ms");
+    JdbcWorkerIdAssigner fromProps = (JdbcWorkerIdAssigner) WorkerIdAssigners.create(Map.of("worker-assigner",
+        "jdbc", "jdbc-url", "jdbc:h2:mem:x", "jdbc-statement-timeout", "3s"));
+    assertThat(fromProps.statementTimeout()).isEqualTo(Duration.ofSeconds(3));
   }
 
   @Test
