@@ -226,7 +226,7 @@ class GeneSegmentGeneratorTest {
   @Test
   void aSlowStoreTimesOutAndItsLateSegmentIsAGap() {
     GeneSegmentGenerator g = track(builder().minStep(10).maxStep(10).prefetchRatio(0.9)
-        .fetchTimeout(Duration.ofMillis(50)).build());
+        .fetchTimeout(Duration.ofMillis(500)).build());
     CountDownLatch gate = new CountDownLatch(1);
     store.block(gate);
     Set<Long> values = new HashSet<>();
@@ -235,7 +235,7 @@ class GeneSegmentGeneratorTest {
     }
     assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
         .hasMessage("no ids left for tag 'order': its segments are used up and the segment store SegmentTestStore "
-            + "did not hand out a segment within 50 ms; that fetch is abandoned (its values are skipped if it "
+            + "did not hand out a segment within 500 ms; that fetch is abandoned (its values are skipped if it "
             + "answers late)");
     gate.countDown(); // the abandoned fetch answers [11, 20] late
     store.block(null);
@@ -251,7 +251,7 @@ class GeneSegmentGeneratorTest {
   @Test
   void aFetchThatHangsIsAbandonedAndItsLateAnswerIsAGap() throws Exception {
     GeneSegmentGenerator g = track(builder().minStep(10).maxStep(10).prefetchRatio(0.9)
-        .fetchTimeout(Duration.ofMillis(200)).build());
+        .fetchTimeout(Duration.ofMillis(500)).build());
     CountDownLatch release = new CountDownLatch(1);
     store.holdNextAnswer(release); // the prefetch at the 10th value hangs
     Set<Long> values = new HashSet<>();
@@ -263,7 +263,7 @@ class GeneSegmentGeneratorTest {
     long start = System.nanoTime();
     assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
         .hasMessage("no ids left for tag 'order': its segments are used up and the segment store SegmentTestStore "
-            + "did not hand out a segment within 200 ms; that fetch is abandoned (its values are skipped if it "
+            + "did not hand out a segment within 500 ms; that fetch is abandoned (its values are skipped if it "
             + "answers late)");
     long waitedMillis = (System.nanoTime() - start) / 1_000_000;
     assertThat(waitedMillis).as("a caller's wait (ms)").isLessThan(2_000);

@@ -148,25 +148,6 @@ final class JdbcSession implements AutoCloseable {
     return s;
   }
 
-  /** Runs {@code work} in one transaction (for statements that must be seen together or not at all). */
-  <T> T inTransaction(SqlWork<T> work) throws SQLException {
-    c.setAutoCommit(false);
-    try {
-      T result = work.run(this);
-      c.commit();
-      return result;
-    } catch (SQLException | RuntimeException e) {
-      try {
-        c.rollback();
-      } catch (SQLException suppressed) {
-        e.addSuppressed(suppressed);
-      }
-      throw e;
-    } finally {
-      c.setAutoCommit(true);
-    }
-  }
-
   @FunctionalInterface
   interface SqlWork<T> {
     T run(JdbcSession s) throws SQLException;
@@ -199,9 +180,11 @@ final class JdbcSession implements AutoCloseable {
   }
 
   /**
-   * Opens a connection through {@link DriverManager} within {@code timeout}: the known drivers get connect and socket
-   * timeouts of their own (unless the URL sets them), and the caller never waits longer, whatever the driver does. A
-   * connection that arrives after the caller gave up is closed.
+   * Opens a connection through {@link DriverManager}: the known drivers (PostgreSQL, MariaDB/MySQL) get connect and
+   * login timeouts of {@code timeout} (unless the URL sets them), and the caller never waits longer than
+   * {@code max(2 x timeout, 5 s)} whatever the driver does (the margin covers loading the driver in a cold JVM). A
+   * connection that arrives after the caller gave up is closed. {@link DriverManager#setLoginTimeout} is left alone:
+   * it is global to the JVM.
    */
   static Connection connect(String url, @Nullable String user, @Nullable String password, Duration timeout)
       throws SQLException {
@@ -228,11 +211,12 @@ final class JdbcSession implements AutoCloseable {
         throw new CompletionException(e);
       }
     }, TIMEOUTS);
+    long bound = Math.max(5_000, 2 * millis);
     try {
-      return attempt.get(millis, TimeUnit.MILLISECONDS);
+      return attempt.get(bound, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
       attempt.thenAccept(JdbcSession::closeQuietly);
-      throw new SQLTimeoutException("no connection within " + millis + " ms");
+      throw new SQLTimeoutException("no connection within " + bound + " ms");
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       attempt.thenAccept(JdbcSession::closeQuietly);

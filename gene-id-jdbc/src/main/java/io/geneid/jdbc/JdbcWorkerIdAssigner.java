@@ -58,8 +58,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Every statement runs in auto-commit (PostgreSQL and H2 freeze {@code CURRENT_TIMESTAMP} inside a transaction)
  * and READ COMMITTED (so a lost race is an update of no row, not a serialization error), with a query timeout
- * ({@link Builder#statementTimeout(Duration)}); the one exception is the first grant of a worker id, which raises the
- * pool row and inserts the lease row in one short transaction. Connections come from the {@link DataSource}, or
+ * ({@link Builder#statementTimeout(Duration)}). Connections come from the {@link DataSource}, or
  * are opened per operation through {@link DriverManager} within the statement timeout, with a network timeout on
  * the socket. Keep the table on a plain data source, not behind ShardingSphere.
  *
@@ -92,8 +91,11 @@ import org.slf4j.LoggerFactory;
  * into the same server; MariaDB without distinct server ids; a user who may not read {@code pg_control_*}), and
  * that also rolled back the pool row, makes worker ids granted after the backup look never used; and a holder
  * whose row was rolled back keeps issuing until its next renewal (at most a third of the TTL) while a new holder
- * may already have the id. Prefer synchronous replication for the lease table, and after restoring a backup wait
- * one TTL before starting processes, or delete the space's pool row and rows above the restored mark's holders.
+ * may already have the id. Prefer synchronous replication for the lease table; after restoring a backup by hand,
+ * stop every process of the pool for one TTL plus {@code maxBorrowMillis} plus 2 s before starting any again (or
+ * delete the restored pool row: the rows that survive then fix the highest id granted). Processes that share a
+ * space should use the same worker-id range: an id below the highest one granted that has no row is treated as
+ * lost, so a narrower range in the same space waits out the unknown-history delay once for ids it never used.
  */
 public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
@@ -266,6 +268,10 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         }
       }
     }
+    long highestRow = rows.isEmpty() ? -1 : rows.keySet().stream().mapToLong(Long::longValue).max().getAsLong();
+    if (highestRow > pool.highest()) {
+      raiseHighest(s, highestRow); // a grant whose process died before it raised the pool row
+    }
     // 1. worker ids granted before but without a row: unknown history, granted only after a tombstone expired
     long top = Math.min(hi, pool.highest());
     if (top >= lo && rows.keySet().stream().filter(id -> id <= top).count() < top - lo + 1) {
@@ -400,34 +406,37 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  /** The first grant of a worker id: the pool's highest id and the lease row change together or not at all. */
+  /**
+   * The first grant of a worker id: its row first, then the pool's highest id. Readers read the pool row before the
+   * lease rows, so they never see the raised highest id without the row; a process that dies between the two
+   * statements leaves the pool row behind, which the next acquire repairs from the rows it reads.
+   */
   private boolean firstGrant(JdbcSession s, String now, long id, long token) throws SQLException {
-    try {
-      return s.inTransaction(tx -> {
-        try (PreparedStatement ps = tx.prepare("UPDATE " + table + " SET high_water_mark = GREATEST("
-            + "high_water_mark, ?) WHERE space_name = ? AND worker_id = " + POOL_ROW)) {
-          ps.setLong(1, id);
-          ps.setString(2, space);
-          if (ps.executeUpdate() != 1) {
-            throw new SQLException("the pool row of space '" + space + "' vanished", "23000");
-          }
-        }
-        try (PreparedStatement ps = tx.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
-            + "expires_at, high_water_mark) VALUES (?, ?, ?, ?, " + now + " + ?, 0)")) {
-          ps.setString(1, space);
-          ps.setLong(2, id);
-          ps.setString(3, owner);
-          ps.setLong(4, token);
-          ps.setLong(5, ttl.toMillis());
-          ps.executeUpdate();
-        }
-        return true;
-      });
+    try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
+        + "expires_at, high_water_mark) VALUES (?, ?, ?, ?, " + now + " + ?, 0)")) {
+      ps.setString(1, space);
+      ps.setLong(2, id);
+      ps.setString(3, owner);
+      ps.setLong(4, token);
+      ps.setLong(5, ttl.toMillis());
+      ps.executeUpdate();
     } catch (SQLException e) {
       if (JdbcSession.isDuplicate(e)) {
         return false; // another process granted this worker id first
       }
       throw e;
+    }
+    raiseHighest(s, id);
+    return true;
+  }
+
+  private void raiseHighest(JdbcSession s, long id) throws SQLException {
+    try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET high_water_mark = GREATEST(high_water_mark, ?) "
+        + "WHERE space_name = ? AND worker_id = " + POOL_ROW + " AND high_water_mark < ?")) {
+      ps.setLong(1, id);
+      ps.setString(2, space);
+      ps.setLong(3, id);
+      ps.executeUpdate();
     }
   }
 

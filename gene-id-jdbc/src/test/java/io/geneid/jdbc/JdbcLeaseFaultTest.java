@@ -111,6 +111,77 @@ class JdbcLeaseFaultTest {
     }
   }
 
+  @ParameterizedTest
+  @EnumSource(value = LeaseDatabase.Kind.class, names = {"MARIADB", "POSTGRESQL"})
+  void aDatabaseThatIsNowAnotherServerPutsThePoolUnderUnknownHistory(LeaseDatabase.Kind kind) {
+    try (LeaseDatabase db = new LeaseDatabase(kind)) {
+      String space = newSpace();
+      String url = db.url(db.port());
+      JdbcWorkerIdAssigner a = assigner(url, space, "A", Duration.ZERO);
+      a.release(a.acquire(255), Instant.EPOCH);
+      long identity = poolIdentity(db, space);
+      assertThat(identity).as("the database identity recorded in the pool row").isNotZero();
+      // the pool was last used on another server (a failover, a restore elsewhere): simulated by its record
+      db.update("UPDATE " + db.table + " SET version = ? WHERE space_name = ? AND worker_id = -1", identity ^ 0x5a5a,
+          space);
+
+      JdbcWorkerIdAssigner impatient = assigner(url, space, "impatient", Duration.ZERO);
+      assertThatThrownBy(() -> impatient.acquire(255, Duration.ZERO))
+          .isInstanceOf(WorkerIdExhaustedException.class)
+          .hasMessageContaining("0 by  until ");
+      long noticed = System.currentTimeMillis();
+      assertThat(poolIdentity(db, space)).isEqualTo(identity);
+      WorkerLease lb = assigner(url, space, "B", Duration.ofSeconds(10)).acquire(255, Duration.ZERO);
+      assertThat(lb.workerId()).isZero();
+      assertThat(System.currentTimeMillis() - noticed).isGreaterThanOrEqualTo(TTL.toMillis() + 2_000 - 100);
+    }
+  }
+
+  private static long poolIdentity(LeaseDatabase db, String space) {
+    try (Connection c = db.connect(); PreparedStatement ps = c.prepareStatement("SELECT version FROM " + db.table
+        + " WHERE space_name = ? AND worker_id = -1")) {
+      ps.setString(1, space);
+      try (ResultSet rs = ps.executeQuery()) {
+        assertThat(rs.next()).as("the pool row of %s", space).isTrue();
+        return rs.getLong(1);
+      }
+    } catch (SQLException e) {
+      throw new AssertionError(e);
+    }
+  }
+
+  // ---------------------------------------------------------------- #15: one line per lease event
+
+  @org.junit.jupiter.api.Test
+  void oneInfoLinePerLeaseEventNamingTheStoreWithoutCredentials() throws Exception {
+    try (LeaseDatabase db = new LeaseDatabase(LeaseDatabase.Kind.POSTGRESQL)) {
+      String space = newSpace();
+      String url = db.url(db.port()) + "&password=s3cret";
+      java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+      java.io.PrintStream original = System.err;
+      System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+      try {
+        JdbcWorkerIdAssigner a = assigner(url, space, "logger", Duration.ZERO);
+        WorkerLease lease = a.acquire(255);
+        a.release(lease, Instant.EPOCH);
+        a.release(lease, Instant.EPOCH); // no longer held: one WARN line, no stack trace
+      } finally {
+        System.setErr(original);
+      }
+      String log = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+      original.print(log);
+      String store = "database postgresql://127.0.0.1:" + db.port() + "/" + db.name + " (table " + db.table + ")";
+      List<String> lines = log.lines().filter(l -> l.contains("JdbcWorkerIdAssigner")).toList();
+      assertThat(lines.stream().filter(l -> l.contains(" INFO ") && l.contains("leased worker id 0 of space '" + space
+          + "' from " + store + " until "))).hasSize(1);
+      assertThat(lines.stream().filter(l -> l.contains(" INFO ") && l.contains("released worker id 0 of space '"
+          + space + "' in " + store + " with high-water mark "))).hasSize(1);
+      assertThat(lines.stream().filter(l -> l.contains(" WARN ") && l.contains("worker id 0 of space '" + space
+          + "' was not released in " + store))).hasSize(1);
+      assertThat(log).doesNotContain("s3cret").doesNotContain("user=postgres").doesNotContain("\tat io.geneid");
+    }
+  }
+
   // ---------------------------------------------------------------- scenario 4: a silent connection
 
   @ParameterizedTest
