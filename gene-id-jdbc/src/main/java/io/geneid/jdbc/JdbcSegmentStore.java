@@ -277,7 +277,8 @@ public final class JdbcSegmentStore implements SegmentStore {
       if (maxAttempts < 1 || maxAttempts > 10_000) {
         throw new IllegalArgumentException("maxAttempts must be in [1, 10000] but was " + maxAttempts);
       }
-      if (statementTimeout.compareTo(Duration.ofSeconds(1)) < 0 || statementTimeout.compareTo(Duration.ofHours(1)) > 0) {
+      if (statementTimeout.compareTo(Duration.ofSeconds(1)) < 0
+          || statementTimeout.compareTo(Duration.ofHours(1)) > 0) {
         throw new IllegalArgumentException("statementTimeout must be in [PT1S, PT1H] but was " + statementTimeout);
       }
       return new JdbcSegmentStore(this);

@@ -4,7 +4,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.sql.SQLTimeoutException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -14,6 +13,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
+import java.util.concurrent.ThreadFactory;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -29,7 +29,7 @@ import org.jspecify.annotations.Nullable;
 final class JdbcSession implements AutoCloseable {
 
   /** Runs the aborts of {@link Connection#setNetworkTimeout} and bounded connection attempts (daemon threads). */
-  private static final ExecutorService TIMEOUTS = Executors.newCachedThreadPool(new java.util.concurrent.ThreadFactory() {
+  private static final ExecutorService TIMEOUTS = Executors.newCachedThreadPool(new ThreadFactory() {
     private final AtomicInteger n = new AtomicInteger();
 
     @Override
@@ -115,8 +115,8 @@ final class JdbcSession implements AutoCloseable {
         c.setNetworkTimeout(TIMEOUTS, network);
         restoreNetworkTimeout = pooled ? old : -1;
       }
-    } catch (SQLFeatureNotSupportedException | AbstractMethodError e) {
-      // the driver has no network timeout: the query timeouts remain
+    } catch (SQLException | AbstractMethodError | UnsupportedOperationException e) {
+      // the driver or pool has no network timeout (SQLFeatureNotSupportedException and kin): query timeouts remain
     }
     if (!c.getAutoCommit()) {
       c.setAutoCommit(true); // each statement on its own (PostgreSQL and H2 freeze CURRENT_TIMESTAMP in a transaction)

@@ -296,7 +296,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         if (firstGrant(s, now, candidate, token)) {
           return readBack(s, candidate, token);
         }
-        highest = Math.max(candidate, queryPool(s).highest()); // another process was faster
+        highest = Math.max(candidate, Objects.requireNonNull(queryPool(s), "pool row").highest()); // lost a race
       }
     } else {
       holders.add("worker ids never granted: unknown history until " + Instant.ofEpochMilli(pool.quietUntil()));

@@ -11,6 +11,7 @@ import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -77,7 +78,8 @@ class JdbcSegmentFaultTest {
     try (SegmentDatabase db = SegmentDatabase.create(kind); TcpProxy proxy = new TcpProxy("127.0.0.1", kind.port)) {
       JdbcSegmentStore.builder(db.pool()).build().createTable();
       HikariDataSource ds = db.pool(db.url(proxy.port()), 2); // no socket timeout in the URL
-      JdbcSegmentStore store = JdbcSegmentStore.builder(ds).build(); // default statement timeout
+      assertThat(JdbcSegmentStore.builder(ds).build().statementTimeout()).isEqualTo(Duration.ofSeconds(5));
+      JdbcSegmentStore store = JdbcSegmentStore.builder(ds).statementTimeout(Duration.ofSeconds(2)).build();
       assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
 
       proxy.freeze(); // the pooled connection goes silent
@@ -86,8 +88,8 @@ class JdbcSegmentFaultTest {
       long blackHoled = failsWithin(() -> store.nextSegment("order", 10));
       System.out.printf("%s silent segment store: fetch failed after %d ms (frozen), %d ms (black hole)%n", kind,
           frozen, blackHoled);
-      assertThat(frozen).isLessThan(8_000);
-      assertThat(blackHoled).isLessThan(8_000);
+      assertThat(frozen).as("statement timeout 2 s + 1 s of network timeout").isLessThan(4_500);
+      assertThat(blackHoled).isLessThan(4_500);
 
       proxy.start();
       long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
