@@ -48,8 +48,8 @@ import org.jspecify.annotations.Nullable;
  *       used up waits at most until the pending fetch's timeout, then fails with an exception naming the tag and
  *       the store. The late answer of an abandoned fetch is a gap: its values are never issued.
  *   <li><b>The store goes back in time</b> (lost or restored data): a segment that is not above every segment this
- *       generator has seen (including those of abandoned fetches) is refused with an exception. This protects one
- *       process only; the store itself must not forget (see the store's own fault model).
+ *       generator has used is refused with an exception. This protects one process only; the store itself must not
+ *       forget (see the store's own fault model).
  * </ul>
  * A value is never issued twice by a generator: a segment is used once, and a failed or abandoned fetch leaves at
  * most a gap.
@@ -356,8 +356,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     lock.lock();
     try {
       if (fetch.abandoned) {
-        if (segment != null) { // never issued; later segments must still be above it
-          highestEnd = Math.max(highestEnd, segment.endInclusive());
+        // never issued, so it does not raise highestEnd: the fetch that replaced it may have claimed the range
+        // below it, which is no sign of a store that lost its counter
+        if (segment != null) {
           LOG.log(System.Logger.Level.INFO, "gene-id: the abandoned fetch for tag '" + bizTag + "' answered late with "
               + segment + " from " + store + "; its values are skipped (a gap)");
         }

@@ -289,6 +289,28 @@ class GeneSegmentGeneratorTest {
   }
 
   @Test
+  void anAbandonedFetchThatClaimsAboveItsReplacementIsNoFalseAlarm() throws Exception {
+    GeneSegmentGenerator g = track(builder().minStep(10).maxStep(10).prefetchRatio(0.9)
+        .fetchTimeout(Duration.ofMillis(500)).build());
+    CountDownLatch firstRequest = new CountDownLatch(1);
+    store.holdNextRequest(firstRequest); // the prefetch is stuck before it reaches the store
+    for (int i = 0; i < 10; i++) {
+      g.nextId();
+    }
+    Await.until(store::requestHeld, TIMEOUT, "the stuck prefetch");
+    assertThatThrownBy(g::nextId).hasMessageContaining("that fetch is abandoned");
+    CountDownLatch secondAnswer = new CountDownLatch(1);
+    store.holdNextAnswer(secondAnswer); // its replacement claims [11, 20] and its answer is slow
+    java.util.concurrent.CompletableFuture<Long> caller =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> g.valueOf(g.nextId()));
+    Await.until(() -> store.heldBack() != null, TIMEOUT, "the replacement's claim");
+    firstRequest.countDown(); // the abandoned fetch now claims [21, 30] and answers first: dropped
+    Await.until(() -> store.max("order") == 30, TIMEOUT, "the abandoned fetch's claim");
+    secondAnswer.countDown(); // the replacement answers [11, 20]: below the dropped range, and used
+    assertThat(caller.get(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(11);
+  }
+
+  @Test
   void valuesThatNoLongerFitBesideTheGeneAreAClearError() {
     long maxValue = (1L << 47) - 1; // 63 - 16 bits
     SegmentTestStore nearTheEnd = new SegmentTestStore(maxValue - 15);

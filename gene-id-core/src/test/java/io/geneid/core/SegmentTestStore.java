@@ -32,6 +32,19 @@ final class SegmentTestStore implements SegmentStore {
 
   @Override
   public Segment nextSegment(String bizTag, long step) {
+    CountDownLatch before;
+    synchronized (this) {
+      before = claimGate;
+      claimGate = null;
+    }
+    if (before != null) { // this call waits before it claims anything (a request stuck on its way to the store)
+      blockedBeforeClaim = true;
+      try {
+        before.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     CountDownLatch g = gate;
     if (g != null) {
       try {
@@ -74,6 +87,18 @@ final class SegmentTestStore implements SegmentStore {
   }
 
   private volatile Segment heldBack;
+  private CountDownLatch claimGate;
+  private volatile boolean blockedBeforeClaim;
+
+  /** The next call waits for {@code release} before it claims its range; later calls go ahead. */
+  synchronized void holdNextRequest(CountDownLatch release) {
+    this.claimGate = release;
+  }
+
+  /** Whether the call held by {@link #holdNextRequest} is waiting (or was). */
+  boolean requestHeld() {
+    return blockedBeforeClaim;
+  }
 
   /**
    * The next call claims its range and then does not return until {@code release} opens (a store call on a
