@@ -1,10 +1,13 @@
 package io.geneid.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.geneid.core.Await;
 import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneSegmentGenerator;
 import io.geneid.core.Segment;
 import io.geneid.core.TcpProxy;
 import java.io.PrintWriter;
@@ -13,7 +16,9 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -104,6 +109,52 @@ class JdbcSegmentFaultTest {
         }
       }
       assertThat(next.start()).isGreaterThan(10);
+    }
+  }
+
+  @ParameterizedTest
+  @EnumSource(value = SegmentDatabase.Kind.class, names = {"POSTGRESQL", "MARIADB"})
+  void aGeneratorOverASilentDatabaseFailsInBoundedTimeAndResumesWithoutReuse(SegmentDatabase.Kind kind)
+      throws Exception {
+    try (SegmentDatabase db = SegmentDatabase.create(kind); TcpProxy proxy = new TcpProxy("127.0.0.1", kind.port)) {
+      JdbcSegmentStore.builder(db.pool()).build().createTable();
+      JdbcSegmentStore store = JdbcSegmentStore.builder(db.pool(db.url(proxy.port()), 2))
+          .statementTimeout(Duration.ofSeconds(1)).build();
+      try (GeneSegmentGenerator g = GeneSegmentGenerator.builder(store, "order").minStep(100).maxStep(100)
+          .clock(() -> 1_800_000_000_000L).fetchTimeout(Duration.ofSeconds(5)).build()) {
+        Set<Long> values = new HashSet<>();
+        for (int i = 0; i < 10; i++) {
+          values.add(g.valueOf(g.nextId()));
+        }
+        Await.until(() -> g.status().nextReady(), Duration.ofSeconds(10), "the next segment");
+        proxy.blackHole();
+        for (int i = 0; i < 190; i++) {
+          assertThat(values.add(g.valueOf(g.nextId()))).isTrue();
+        }
+        long start = System.nanoTime();
+        assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
+            .hasMessageStartingWith("no ids left for tag 'order': its segments are used up and the segment store "
+                + "JdbcSegmentStore[table=gene_id_segment] ");
+        long failedMillis = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
+        System.out.printf("%s generator over a black hole: nextId failed after %d ms%n", kind, failedMillis);
+        assertThat(failedMillis).isLessThan(6_000);
+
+        proxy.start();
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
+        long resumed = -1;
+        while (resumed < 0) {
+          try {
+            resumed = g.valueOf(g.nextId());
+          } catch (GeneIdException e) {
+            assertThat(System.nanoTime()).as("resumed within 15 s").isLessThan(deadline);
+          }
+        }
+        assertThat(values.add(resumed)).isTrue();
+        for (int i = 0; i < 200; i++) {
+          long v = g.valueOf(g.nextId());
+          assertThat(values.add(v)).as("value %d reused", v).isTrue();
+        }
+      }
     }
   }
 
