@@ -58,6 +58,35 @@ class JdbcLeaseStoreTest {
   }
 
   @Test
+  void aTableOfAnEarlierVersionKeepsWorking() throws Exception {
+    try (LeaseDatabase db = new LeaseDatabase(LeaseDatabase.Kind.H2)) {
+      try (Connection c = db.connect(); Statement s = c.createStatement()) {
+        s.execute(JdbcWorkerIdAssigner.ddl(db.table));
+        long far = System.currentTimeMillis() + 60_000;
+        // counter tokens, no pool row: worker id 0 held by a process of the earlier version, 1 released
+        s.execute("INSERT INTO " + db.table + " VALUES ('up', 0, 'old', 2, " + far + ", 5)");
+        s.execute("INSERT INTO " + db.table + " VALUES ('up', 1, '', 3, 0, 7)");
+      }
+      JdbcWorkerIdAssigner a = JdbcWorkerIdAssigner.builder().jdbcUrl(db.url(db.port()), null, null).space("up")
+          .workerIds(0, 2).ttl(Duration.ofSeconds(2)).acquireTimeout(Duration.ZERO).build();
+      WorkerLease fresh = a.acquire(255);
+      assertThat(fresh.workerId()).as("never used: above the highest id in the table").isEqualTo(2);
+      WorkerLease reused = a.acquire(255);
+      assertThat(reused.workerId()).isEqualTo(1);
+      assertThat(reused.previousHighWaterMark().toEpochMilli()).isEqualTo(7);
+      assertThat(reused.token()).isNotIn(0L, 1L, 2L, 3L, 4L);
+      // the earlier version's holder still renews under its counter token
+      WorkerLease old = new WorkerLease("up", 0, 2, "old", Instant.EPOCH, Instant.ofEpochMilli(5), Instant.MAX);
+      assertThat(a.renew(old, Instant.ofEpochMilli(9)).highWaterMark().toEpochMilli()).isEqualTo(9);
+      try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT high_water_mark FROM " + db.table + " WHERE space_name = 'up' AND worker_id = -1")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).as("highest worker id granted").isEqualTo(2);
+      }
+    }
+  }
+
+  @Test
   void theDdlIsDocumentedAndTableNamesAreChecked() {
     assertThat(JdbcWorkerIdAssigner.ddl("gene_id_worker_lease")).isEqualTo("CREATE TABLE gene_id_worker_lease (\n"
         + "  space_name      VARCHAR(64)  NOT NULL,\n"
