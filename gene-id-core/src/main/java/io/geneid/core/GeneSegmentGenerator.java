@@ -36,13 +36,23 @@ import org.jspecify.annotations.Nullable;
  * stopped by {@link #close()}). Callers take values from the current segment with one atomic increment and switch
  * to the prefetched segment when it runs out; they only wait for the store when both are used up.
  *
- * <h2>Store outages</h2>
- * While the store is down, values left in the two segments are still issued (a failed prefetch is retried at most
- * once per {@link Builder#prefetchRetry(Duration)}). When both are used up, every call tries the store once more
- * and, if that fails, throws a {@link GeneIdException} naming the tag, with the store's error as its cause.
- * Issuance resumes with the first successful fetch. A value is never issued twice: a segment is used once, a failed
- * fetch leaves at most a gap, and a segment that is not above every segment seen before (a store that lost its
- * data, such as a Redis without persistence that restarted) is refused with an exception.
+ * <h2>Store outages (fault model)</h2>
+ * <ul>
+ *   <li><b>The store fails</b>: values left in the two segments are still issued (a failed prefetch is retried at
+ *       most once per {@link Builder#prefetchRetry(Duration)}). When both are used up, every call tries the store
+ *       once more and, if that fails, throws a {@link GeneIdException} naming the tag and the store, with the store's
+ *       error as its cause. Issuance resumes with the first successful fetch.
+ *   <li><b>The store goes silent</b> (a call that never returns): a fetch that has not answered within
+ *       {@link Builder#fetchTimeout(Duration)} is abandoned and the next call that needs a segment starts a new one
+ *       on a new thread, so a hung connection never leaves the generator stuck. A caller that finds both segments
+ *       used up waits at most until the pending fetch's timeout, then fails with an exception naming the tag and
+ *       the store. The late answer of an abandoned fetch is a gap: its values are never issued.
+ *   <li><b>The store goes back in time</b> (lost or restored data): a segment that is not above every segment this
+ *       generator has used is refused with an exception. This protects one process only; the store itself must not
+ *       forget (see the store's own fault model).
+ * </ul>
+ * A value is never issued twice by a generator: a segment is used once, and a failed or abandoned fetch leaves at
+ * most a gap.
  *
  * <h2>Adaptive step</h2>
  * Each fetch asks for a step that would make the segment last about {@link Builder#segmentDuration(Duration)} at
@@ -84,8 +94,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private volatile @Nullable Buffer current;
   /** The prefetched segment, or null. */
   private volatile @Nullable Buffer next;
-  /** The fetch in flight, or null. At most one fetch runs at a time. */
-  private volatile @Nullable CompletableFuture<Buffer> pending;
+  /** The fetch in flight, or null. At most one fetch is awaited at a time; abandoned ones may still run. */
+  private volatile @Nullable Fetch pending;
   /** The store's last error while it has not succeeded since, or null. */
   private volatile @Nullable Throwable lastStoreError;
   /** No background prefetch before this clock reading (after a failed one). */
@@ -113,7 +123,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     this.clock = b.clock;
     this.step = minStep;
     String threadName = "gene-id-segment-" + bizTag;
-    this.executor = Executors.newSingleThreadExecutor(r -> {
+    // a thread per fetch in flight (one, plus any abandoned fetch still stuck in the store); idle threads end
+    this.executor = Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, threadName);
       t.setDaemon(true);
       return t;
@@ -238,7 +249,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** {@code b} is used up: switch to the prefetched segment, or wait for the store. */
   private void advance(Buffer b) {
-    CompletableFuture<Buffer> waitFor;
+    Fetch waitFor;
     lock.lock();
     try {
       if (current != b || closed) {
@@ -255,7 +266,11 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       if (overflow != null) {
         throw new GeneIdException(overflow.getMessage(), overflow);
       }
-      CompletableFuture<Buffer> inFlight = pending;
+      Fetch inFlight = pending;
+      if (inFlight != null && System.nanoTime() - inFlight.deadlineNanos >= 0) {
+        abandon(inFlight); // it hung past its timeout: its answer, if it ever comes, is a gap
+        inFlight = null;
+      }
       waitFor = inFlight != null ? inFlight : startFetch(adaptStep(b));
     } finally {
       lock.unlock();
@@ -263,17 +278,37 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     await(waitFor, "no ids left for tag '" + bizTag + "': its segments are used up and ");
   }
 
-  /** Waits for a fetch; the fetch itself installs its segment as {@link #next}. */
-  private void await(CompletableFuture<Buffer> fetch, String messageStart) {
+  /** Gives up a fetch that outlived its timeout (under the lock): its late answer will be dropped. */
+  private void abandon(Fetch fetch) {
+    if (pending == fetch) {
+      pending = null;
+    }
+    if (!fetch.abandoned) {
+      fetch.abandoned = true;
+      LOG.log(System.Logger.Level.WARNING, "gene-id: the segment store " + store + " did not answer a fetch for tag '"
+          + bizTag + "' within " + TimeUnit.NANOSECONDS.toMillis(fetchTimeoutNanos) + " ms; the fetch is abandoned "
+          + "(its values are skipped if it answers late) and the next one starts anew");
+    }
+  }
+
+  /** Waits for a fetch, at most until its timeout; the fetch itself installs its segment as {@link #next}. */
+  private void await(Fetch fetch, String messageStart) {
     try {
-      fetch.get(fetchTimeoutNanos, TimeUnit.NANOSECONDS);
+      fetch.future.get(Math.max(0, fetch.deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new GeneIdException(messageStart + "the thread was interrupted while waiting for the segment store "
           + store, e);
     } catch (TimeoutException e) {
+      lock.lock();
+      try {
+        abandon(fetch);
+      } finally {
+        lock.unlock();
+      }
       throw new GeneIdException(messageStart + "the segment store " + store + " did not hand out a segment within "
-          + TimeUnit.NANOSECONDS.toMillis(fetchTimeoutNanos) + " ms", e);
+          + TimeUnit.NANOSECONDS.toMillis(fetchTimeoutNanos) + " ms; that fetch is abandoned (its values are "
+          + "skipped if it answers late)", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       if (cause instanceof SegmentRefusedException) {
@@ -284,17 +319,29 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
+  /** One call to the store: the answer, and when the generator stops waiting for it. */
+  private static final class Fetch {
+    final CompletableFuture<Buffer> future = new CompletableFuture<>();
+    final long deadlineNanos;
+    /** Set under the lock once the fetch outlived its timeout: its answer is then dropped. */
+    boolean abandoned;
+
+    Fetch(long deadlineNanos) {
+      this.deadlineNanos = deadlineNanos;
+    }
+  }
+
   /** Submits a fetch of {@code requestedStep} values (under the lock). */
-  private CompletableFuture<Buffer> startFetch(long requestedStep) {
-    CompletableFuture<Buffer> fetch = new CompletableFuture<>();
+  private Fetch startFetch(long requestedStep) {
+    Fetch fetch = new Fetch(System.nanoTime() + fetchTimeoutNanos);
     pending = fetch;
     step = requestedStep;
     executor.execute(() -> fetch(fetch, requestedStep));
     return fetch;
   }
 
-  /** Runs on the background thread: asks the store, then installs the segment as {@link #next}. */
-  private void fetch(CompletableFuture<Buffer> fetch, long requestedStep) {
+  /** Runs on a background thread: asks the store, then installs the segment as {@link #next}. */
+  private void fetch(Fetch fetch, long requestedStep) {
     Segment segment = null;
     Throwable error = null;
     try {
@@ -308,6 +355,15 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     Buffer buffer = null;
     lock.lock();
     try {
+      if (fetch.abandoned) {
+        // never issued, so it does not raise highestEnd: the fetch that replaced it may have claimed the range
+        // below it, which is no sign of a store that lost its counter
+        if (segment != null) {
+          LOG.log(System.Logger.Level.INFO, "gene-id: the abandoned fetch for tag '" + bizTag + "' answered late with "
+              + segment + " from " + store + "; its values are skipped (a gap)");
+        }
+        return; // whoever waited for it was told; the next fetch has started or will
+      }
       pending = null;
       if (segment != null) {
         if (segment.start() <= highestEnd) {
@@ -336,13 +392,13 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       lock.unlock();
     }
     if (buffer != null) {
-      fetch.complete(buffer);
+      fetch.future.complete(buffer);
     } else {
       if (!(error instanceof SegmentRefusedException) && !closed) { // after close() nobody waits for it
         LOG.log(System.Logger.Level.WARNING, "gene-id: fetching a segment of " + requestedStep + " for tag '"
             + bizTag + "' from " + store + " failed; " + remaining() + " values left", error);
       }
-      fetch.completeExceptionally(error);
+      fetch.future.completeExceptionally(error);
     }
   }
 
@@ -378,7 +434,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** Fetches the first segment (build time, fail fast). */
   private void start() {
-    CompletableFuture<Buffer> first;
+    Fetch first;
     lock.lock();
     try {
       first = startFetch(minStep);
@@ -554,7 +610,11 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       return this;
     }
 
-    /** How long a caller with no values left waits for the store, in [1 ms, 10 min]. Default 10 s. */
+    /**
+     * How long a fetch may take before it is abandoned (its late answer becomes a gap), which is also the longest a
+     * caller with no values left waits for the store; in [1 ms, 10 min]. Default 10 s; keep it above the store's own
+     * timeouts (a JDBC store's statement timeout, a Redis command timeout).
+     */
     public Builder fetchTimeout(Duration fetchTimeout) {
       this.fetchTimeout = Objects.requireNonNull(fetchTimeout, "fetchTimeout");
       return this;

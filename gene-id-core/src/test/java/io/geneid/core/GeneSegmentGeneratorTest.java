@@ -224,9 +224,9 @@ class GeneSegmentGeneratorTest {
   }
 
   @Test
-  void aSlowStoreTimesOutAndItsSegmentIsUsedWhenItArrives() {
+  void aSlowStoreTimesOutAndItsLateSegmentIsAGap() {
     GeneSegmentGenerator g = track(builder().minStep(10).maxStep(10).prefetchRatio(0.9)
-        .fetchTimeout(Duration.ofMillis(50)).build());
+        .fetchTimeout(Duration.ofMillis(500)).build());
     CountDownLatch gate = new CountDownLatch(1);
     store.block(gate);
     Set<Long> values = new HashSet<>();
@@ -235,14 +235,79 @@ class GeneSegmentGeneratorTest {
     }
     assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
         .hasMessage("no ids left for tag 'order': its segments are used up and the segment store SegmentTestStore "
-            + "did not hand out a segment within 50 ms");
-    gate.countDown();
-    Await.until(() -> g.status().nextReady(), TIMEOUT, "the next segment");
+            + "did not hand out a segment within 500 ms; that fetch is abandoned (its values are skipped if it "
+            + "answers late)");
+    gate.countDown(); // the abandoned fetch answers [11, 20] late
     store.block(null);
+    Await.until(() -> store.max("order") == 20, TIMEOUT, "the late answer");
     for (int i = 0; i < 30; i++) {
-      assertThat(values.add(g.valueOf(g.nextId()))).isTrue();
+      long v = g.valueOf(g.nextId());
+      assertThat(values.add(v)).isTrue();
+      assertThat(v).as("a value of the abandoned segment [11, 20]").isGreaterThan(20);
     }
     assertThat(values).hasSize(40);
+  }
+
+  @Test
+  void aFetchThatHangsIsAbandonedAndItsLateAnswerIsAGap() throws Exception {
+    GeneSegmentGenerator g = track(builder().minStep(10).maxStep(10).prefetchRatio(0.9)
+        .fetchTimeout(Duration.ofMillis(500)).build());
+    CountDownLatch release = new CountDownLatch(1);
+    store.holdNextAnswer(release); // the prefetch at the 10th value hangs
+    Set<Long> values = new HashSet<>();
+    for (int i = 0; i < 10; i++) {
+      values.add(g.valueOf(g.nextId()));
+    }
+    Await.until(() -> store.heldBack() != null, TIMEOUT, "the hanging fetch");
+    Segment lost = store.heldBack();
+    long start = System.nanoTime();
+    assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
+        .hasMessage("no ids left for tag 'order': its segments are used up and the segment store SegmentTestStore "
+            + "did not hand out a segment within 500 ms; that fetch is abandoned (its values are skipped if it "
+            + "answers late)");
+    long waitedMillis = (System.nanoTime() - start) / 1_000_000;
+    assertThat(waitedMillis).as("a caller's wait (ms)").isLessThan(2_000);
+    // the store answers the next call at once: the generator recovers although the first fetch still hangs
+    long deadline = System.nanoTime() + TIMEOUT.toNanos();
+    long recovered = -1;
+    while (recovered < 0) {
+      try {
+        recovered = g.valueOf(g.nextId());
+      } catch (GeneIdException e) {
+        assertThat(System.nanoTime()).as("recovered in time").isLessThan(deadline);
+      }
+    }
+    assertThat(values.add(recovered)).isTrue();
+    release.countDown(); // the abandoned fetch answers late: its range is a gap
+    for (int i = 0; i < 100; i++) {
+      long v = g.valueOf(g.nextId());
+      assertThat(values.add(v)).as("value %d reused", v).isTrue();
+      assertThat(v < lost.start() || v > lost.endInclusive()).as("value %d of the abandoned fetch's range %s", v, lost)
+          .isTrue();
+    }
+    assertThat(values).hasSize(111);
+  }
+
+  @Test
+  void anAbandonedFetchThatClaimsAboveItsReplacementIsNoFalseAlarm() throws Exception {
+    GeneSegmentGenerator g = track(builder().minStep(10).maxStep(10).prefetchRatio(0.9)
+        .fetchTimeout(Duration.ofMillis(500)).build());
+    CountDownLatch firstRequest = new CountDownLatch(1);
+    store.holdNextRequest(firstRequest); // the prefetch is stuck before it reaches the store
+    for (int i = 0; i < 10; i++) {
+      g.nextId();
+    }
+    Await.until(store::requestHeld, TIMEOUT, "the stuck prefetch");
+    assertThatThrownBy(g::nextId).hasMessageContaining("that fetch is abandoned");
+    CountDownLatch secondAnswer = new CountDownLatch(1);
+    store.holdNextAnswer(secondAnswer); // its replacement claims [11, 20] and its answer is slow
+    java.util.concurrent.CompletableFuture<Long> caller =
+        java.util.concurrent.CompletableFuture.supplyAsync(() -> g.valueOf(g.nextId()));
+    Await.until(() -> store.heldBack() != null, TIMEOUT, "the replacement's claim");
+    firstRequest.countDown(); // the abandoned fetch now claims [21, 30] and answers first: dropped
+    Await.until(() -> store.max("order") == 30, TIMEOUT, "the abandoned fetch's claim");
+    secondAnswer.countDown(); // the replacement answers [11, 20]: below the dropped range, and used
+    assertThat(caller.get(5, java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(11);
   }
 
   @Test

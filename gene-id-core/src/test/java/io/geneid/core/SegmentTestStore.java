@@ -18,6 +18,7 @@ final class SegmentTestStore implements SegmentStore {
   private final List<Long> steps = new ArrayList<>();
   private volatile RuntimeException failure;
   private volatile CountDownLatch gate;
+  private volatile CountDownLatch answerGate;
   private int calls;
   private int failEveryOther;
 
@@ -31,6 +32,19 @@ final class SegmentTestStore implements SegmentStore {
 
   @Override
   public Segment nextSegment(String bizTag, long step) {
+    CountDownLatch before;
+    synchronized (this) {
+      before = claimGate;
+      claimGate = null;
+    }
+    if (before != null) { // this call waits before it claims anything (a request stuck on its way to the store)
+      blockedBeforeClaim = true;
+      try {
+        before.await();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+    }
     CountDownLatch g = gate;
     if (g != null) {
       try {
@@ -42,6 +56,7 @@ final class SegmentTestStore implements SegmentStore {
         throw new IllegalStateException(e);
       }
     }
+    CountDownLatch delay;
     synchronized (this) {
       steps.add(step);
       calls++;
@@ -55,8 +70,47 @@ final class SegmentTestStore implements SegmentStore {
         failEveryOther--; // the counter moved but the answer was lost: the range must become a gap
         throw new GeneIdException("test store lost the answer to call " + calls);
       }
-      return new Segment(max - step + 1, max);
+      delay = answerGate;
+      if (delay == null) {
+        return new Segment(max - step + 1, max);
+      }
+      answerGate = null;
+      heldBack = new Segment(max - step + 1, max);
     }
+    // the counter moved; the answer hangs (a silent connection) until the test lets it through
+    try {
+      delay.await();
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    return heldBack;
+  }
+
+  private volatile Segment heldBack;
+  private CountDownLatch claimGate;
+  private volatile boolean blockedBeforeClaim;
+
+  /** The next call waits for {@code release} before it claims its range; later calls go ahead. */
+  synchronized void holdNextRequest(CountDownLatch release) {
+    this.claimGate = release;
+  }
+
+  /** Whether the call held by {@link #holdNextRequest} is waiting (or was). */
+  boolean requestHeld() {
+    return blockedBeforeClaim;
+  }
+
+  /**
+   * The next call claims its range and then does not return until {@code release} opens (a store call on a
+   * connection that went silent); later calls answer at once.
+   */
+  void holdNextAnswer(CountDownLatch release) {
+    this.answerGate = release;
+  }
+
+  /** The range claimed by the call held back by {@link #holdNextAnswer}, once it was claimed. */
+  Segment heldBack() {
+    return heldBack;
   }
 
   void failWith(RuntimeException failure) {

@@ -15,13 +15,30 @@ import java.util.concurrent.ConcurrentHashMap;
  * proxy keeps its port for its whole life, so no other process can take the port while the service "is down" (a
  * relay that closed and re-bound its port failed now and then with "Address already in use"). Shared by the lease
  * contract tests and the segment tests of gene-id-jdbc and gene-id-redis (core's test-jar).
+ *
+ * <p>Besides a clean cut ({@link #stop()}), the proxy can make the service go silent the way a vanished host or a
+ * firewall that drops packets does, with no reset: {@link #blackHole()} accepts new connections but never answers
+ * or closes them, and freezes the open ones (what they send is swallowed, nothing comes back); {@link #freeze()}
+ * freezes only the open connections while new ones are relayed. {@link #start()} ends either: it cuts every open
+ * connection (the silenced ones lost bytes, so they are of no use any more) and relays new ones again.
  */
 public final class TcpProxy implements AutoCloseable {
+
+  private enum Mode { UP, DOWN, BLACK_HOLE }
+
   private final String targetHost;
   private final int targetPort;
   private final ServerSocket server;
   private final Set<Socket> sockets = ConcurrentHashMap.newKeySet();
-  private volatile boolean up = true;
+  private final Set<Relay> relays = ConcurrentHashMap.newKeySet();
+  private volatile Mode mode = Mode.UP;
+  /** Whether some connection was silenced since the last {@link #start()}. */
+  private volatile boolean silenced;
+
+  /** One relayed connection; a frozen one swallows what it reads instead of passing it on. */
+  private static final class Relay {
+    volatile boolean frozen;
+  }
 
   public TcpProxy(String targetHost, int targetPort) throws IOException {
     this.targetHost = targetHost;
@@ -39,21 +56,47 @@ public final class TcpProxy implements AutoCloseable {
 
   /** Cuts every connection and closes new ones at once: the service looks down. */
   public synchronized void stop() throws IOException {
-    up = false;
-    for (Socket s : sockets) {
-      closeQuietly(s);
+    mode = Mode.DOWN;
+    cutAll();
+  }
+
+  /**
+   * The service goes silent without a reset: new connections are accepted and then get no byte and no close; open
+   * connections are frozen ({@link #freeze()}).
+   */
+  public synchronized void blackHole() {
+    mode = Mode.BLACK_HOLE;
+    freeze();
+  }
+
+  /** Open connections go silent (what either side sends is swallowed, none is closed); new ones are relayed. */
+  public synchronized void freeze() {
+    silenced = true;
+    for (Relay r : relays) {
+      r.frozen = true;
     }
   }
 
-  /** Relays new connections again: the service is back. */
+  /** Relays new connections again: the service is back. After a silence, every open connection is cut first. */
   public synchronized void start() {
-    up = true;
+    if (silenced || mode == Mode.BLACK_HOLE) {
+      cutAll();
+    }
+    silenced = false;
+    mode = Mode.UP;
   }
 
   @Override
   public void close() throws IOException {
     stop();
     server.close();
+  }
+
+  private void cutAll() {
+    for (Socket s : sockets) {
+      closeQuietly(s);
+    }
+    relays.clear();
   }
 
   private void acceptLoop() {
@@ -64,8 +107,14 @@ public final class TcpProxy implements AutoCloseable {
       } catch (IOException e) {
         return; // closed
       }
-      if (!up) {
+      Mode now = mode;
+      if (now == Mode.DOWN) {
         closeQuietly(client);
+        continue;
+      }
+      if (now == Mode.BLACK_HOLE) {
+        silenced = true;
+        sockets.add(client); // held open, never read, never answered: cut by start(), stop() or close()
         continue;
       }
       Socket upstream;
@@ -76,31 +125,42 @@ public final class TcpProxy implements AutoCloseable {
         continue;
       }
       synchronized (this) {
-        if (!up) { // stopped while this connection was being opened
-          closeQuietly(client);
+        if (mode != Mode.UP) { // stopped or silenced while this connection was being opened
+          if (mode == Mode.BLACK_HOLE) {
+            silenced = true;
+            sockets.add(client);
+          } else {
+            closeQuietly(client);
+          }
           closeQuietly(upstream);
           continue;
         }
         sockets.add(client);
         sockets.add(upstream);
       }
-      pump(client, upstream);
-      pump(upstream, client);
+      Relay relay = new Relay();
+      relays.add(relay);
+      pump(client, upstream, relay);
+      pump(upstream, client, relay);
     }
   }
 
-  private void pump(Socket from, Socket to) {
+  private void pump(Socket from, Socket to, Relay relay) {
     Thread t = new Thread(() -> {
       byte[] buffer = new byte[16 * 1024];
       try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
         int n;
         while ((n = in.read(buffer)) >= 0) {
+          if (relay.frozen) {
+            continue; // swallowed: the other side waits for an answer that never comes
+          }
           out.write(buffer, 0, n);
           out.flush();
         }
       } catch (IOException e) {
         // connection cut
       } finally {
+        relays.remove(relay);
         closeQuietly(from);
         closeQuietly(to);
       }

@@ -3,11 +3,11 @@ package io.geneid.jdbc;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.Segment;
 import io.geneid.core.SegmentStore;
-import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
@@ -42,6 +42,26 @@ import org.slf4j.LoggerFactory;
  * use; a duplicate-key error (SQLState class {@code 23}, on every database) means another process inserted it
  * first. To start a tag above existing ids, insert its row (or raise {@code max_id}) before the first use.
  *
+ * <p>Every statement runs in auto-commit and READ COMMITTED whatever the pool's defaults (a PostgreSQL default of
+ * REPEATABLE READ would turn a lost race into a serialization error), with a query timeout
+ * ({@link Builder#statementTimeout(Duration)}, default 5 s) and, while the store uses the connection, a network
+ * timeout one second longer; the connection's own settings are put back before it returns to the pool.
+ *
+ * <h2>Fault model</h2>
+ * <ul>
+ *   <li><b>It goes silent</b> (packets dropped, no reset): a claim fails within about two statement timeouts with a
+ *       {@link GeneIdException}; a claim whose {@code UPDATE} committed but whose answer was lost is a gap (the range
+ *       is never handed out again). {@link io.geneid.core.GeneSegmentGenerator} also abandons a fetch that outlives
+ *       its fetch timeout and drops its late answer.
+ *   <li><b>It goes back in time</b> (restore from a backup, failover to an asynchronous replica): {@code max_id}
+ *       comes back lower than ranges already handed out, and the store would hand them out again. A running
+ *       generator refuses a segment that is not above what it has seen, which protects one process, not the fleet:
+ *       after a restore, raise {@code max_id} of every tag above the highest id in use before starting processes,
+ *       and prefer synchronous replication for this table.
+ *   <li><b>It loses a row</b>: a missing tag starts again at 1 ({@code max_id = 0}), the same as a rollback; do not
+ *       delete rows of tags in use.
+ * </ul>
+ *
  * <p>Keep the table on a plain DataSource, not behind ShardingSphere. The store never closes the DataSource.
  */
 public final class JdbcSegmentStore implements SegmentStore {
@@ -53,10 +73,13 @@ public final class JdbcSegmentStore implements SegmentStore {
   public static final String DEFAULT_TABLE = "gene_id_segment";
   /** Default {@link Builder#maxAttempts(int)}. */
   public static final int DEFAULT_MAX_ATTEMPTS = 100;
+  /** Default {@link Builder#statementTimeout(Duration)}. */
+  public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
   private final DataSource dataSource;
   private final String table;
   private final int maxAttempts;
+  private final Duration statementTimeout;
   private final String selectSql;
   private final String insertSql;
   private final String updateSql;
@@ -65,6 +88,7 @@ public final class JdbcSegmentStore implements SegmentStore {
     this.dataSource = b.dataSource;
     this.table = b.table;
     this.maxAttempts = b.maxAttempts;
+    this.statementTimeout = b.statementTimeout;
     this.selectSql = "SELECT max_id FROM " + table + " WHERE biz_tag = ?";
     this.insertSql = "INSERT INTO " + table + " (biz_tag, max_id, step, version) VALUES (?, 0, 0, 0)";
     this.updateSql = "UPDATE " + table + " SET max_id = max_id + ?, step = ?, version = version + 1"
@@ -92,25 +116,33 @@ public final class JdbcSegmentStore implements SegmentStore {
   }
 
   /**
-   * Runs {@link #ddl(String)} for this store's table (does nothing if it exists).
+   * Runs {@link #ddl(String)} for this store's table (does nothing if it exists). Safe to run from many processes
+   * at once: PostgreSQL fails some of concurrent {@code CREATE TABLE IF NOT EXISTS} with a duplicate key in its
+   * catalog, and such a failure counts as success when the table exists afterwards.
    *
    * @throws GeneIdException if the database refuses it or cannot be reached
    */
   public void createTable() {
-    try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (!autoCommit) {
-        c.setAutoCommit(true);
-      }
-      try {
-        s.execute(ddl(table));
-      } finally {
-        if (!autoCommit) {
-          c.setAutoCommit(false);
+    try (JdbcSession s = JdbcSession.open(dataSource.getConnection(), statementTimeout, true)) {
+      try (Statement st = s.statement()) {
+        st.execute(ddl(table));
+      } catch (SQLException e) {
+        if (!tableExists(s)) { // another process created it at the same moment: that is success too
+          throw e;
         }
+        LOG.debug("segment table {} was created by another process at the same time ({})", table, e.getMessage());
       }
     } catch (SQLException e) {
       throw new GeneIdException("could not create the segment table " + table + ": " + e.getMessage(), e);
+    }
+  }
+
+  private boolean tableExists(JdbcSession s) {
+    try (Statement st = s.statement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+      rs.next();
+      return true;
+    } catch (SQLException e) {
+      return false;
     }
   }
 
@@ -128,33 +160,23 @@ public final class JdbcSegmentStore implements SegmentStore {
     if (step < 1) {
       throw new IllegalArgumentException("step must be at least 1 but was " + step);
     }
-    try (Connection c = dataSource.getConnection()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (!autoCommit) {
-        c.setAutoCommit(true); // each statement must see and publish the latest max_id on its own
-      }
-      try {
-        return claim(c, bizTag, step);
-      } finally {
-        if (!autoCommit) {
-          c.setAutoCommit(false);
-        }
-      }
+    try (JdbcSession s = JdbcSession.open(dataSource.getConnection(), statementTimeout, true)) {
+      return claim(s, bizTag, step); // each statement sees and publishes the latest max_id on its own
     } catch (SQLException e) {
       throw new GeneIdException("the JDBC segment store (table " + table + ") could not hand out " + step
           + " values of tag '" + bizTag + "': " + e.getMessage(), e);
     }
   }
 
-  private Segment claim(Connection c, String bizTag, long step) throws SQLException {
-    try (PreparedStatement select = c.prepareStatement(selectSql);
-        PreparedStatement update = c.prepareStatement(updateSql)) {
+  private Segment claim(JdbcSession s, String bizTag, long step) throws SQLException {
+    try (PreparedStatement select = s.prepare(selectSql);
+        PreparedStatement update = s.prepare(updateSql)) {
       select.setString(1, bizTag);
       for (int attempt = 1; attempt <= maxAttempts; attempt++) {
         long max;
         try (ResultSet rs = select.executeQuery()) {
           if (!rs.next()) {
-            insertTag(c, bizTag);
+            insertTag(s, bizTag);
             attempt--; // not a lost race: read again
             continue;
           }
@@ -180,14 +202,13 @@ public final class JdbcSegmentStore implements SegmentStore {
         + bizTag + "' in " + maxAttempts + " attempts: other processes claimed every max_id it read first");
   }
 
-  private void insertTag(Connection c, String bizTag) throws SQLException {
-    try (PreparedStatement insert = c.prepareStatement(insertSql)) {
+  private void insertTag(JdbcSession s, String bizTag) throws SQLException {
+    try (PreparedStatement insert = s.prepare(insertSql)) {
       insert.setString(1, bizTag);
       insert.executeUpdate();
       LOG.info("segment tag '{}' created in table {}", bizTag, table);
     } catch (SQLException e) {
-      String state = e.getSQLState();
-      if (state == null || !state.startsWith("23")) {
+      if (!JdbcSession.isDuplicate(e)) {
         throw e;
       }
       // integrity constraint violation: another process inserted the tag first
@@ -197,6 +218,11 @@ public final class JdbcSegmentStore implements SegmentStore {
   /** The table this store uses. */
   public String table() {
     return table;
+  }
+
+  /** The query timeout of every statement. */
+  public Duration statementTimeout() {
+    return statementTimeout;
   }
 
   @Override
@@ -216,6 +242,7 @@ public final class JdbcSegmentStore implements SegmentStore {
     private final DataSource dataSource;
     private String table = DEFAULT_TABLE;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
+    private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
     private Builder(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -234,12 +261,25 @@ public final class JdbcSegmentStore implements SegmentStore {
     }
 
     /**
-     * @throws IllegalArgumentException for a bad table name or attempt count
+     * The query timeout of every statement, in whole seconds (rounded up), in [1 s, 1 h]; a silent socket is given
+     * up one second later. Default 5 s. Keep it below the generator's fetch timeout.
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = Objects.requireNonNull(statementTimeout, "statementTimeout");
+      return this;
+    }
+
+    /**
+     * @throws IllegalArgumentException for a bad table name, attempt count or statement timeout
      */
     public JdbcSegmentStore build() {
       checkTable(table);
       if (maxAttempts < 1 || maxAttempts > 10_000) {
         throw new IllegalArgumentException("maxAttempts must be in [1, 10000] but was " + maxAttempts);
+      }
+      if (statementTimeout.compareTo(Duration.ofSeconds(1)) < 0
+          || statementTimeout.compareTo(Duration.ofHours(1)) > 0) {
+        throw new IllegalArgumentException("statementTimeout must be in [PT1S, PT1H] but was " + statementTimeout);
       }
       return new JdbcSegmentStore(this);
     }

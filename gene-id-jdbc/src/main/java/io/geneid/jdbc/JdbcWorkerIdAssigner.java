@@ -7,6 +7,7 @@ import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerIdExhaustedException;
 import io.geneid.core.WorkerLease;
 import io.geneid.core.WorkerLeaseLostException;
+import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -31,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * run the same statements.
  *
  * <h2>Table</h2>
- * One row per worker id ever used in a pool, created by {@link #ddl(String)} (run it yourself, or let
- * {@link Builder#createTable(boolean)} do it):
+ * One row per worker id ever used in a pool, plus one row per pool, created by {@link #ddl(String)} (run it
+ * yourself, or let {@link Builder#createTable(boolean)} do it):
  * <pre>
  * CREATE TABLE gene_id_worker_lease (
  *   space_name      VARCHAR(64)  NOT NULL,
@@ -44,16 +45,57 @@ import org.slf4j.LoggerFactory;
  *   PRIMARY KEY (space_name, worker_id)
  * )
  * </pre>
- * {@code version} is the fencing token: acquire and release change it by compare-and-set
+ * {@code version} is the fencing token: a random non-zero 64-bit number drawn by the client for every grant
+ * (acquire, release), never a counter kept in the table, so it does not repeat across the table's history, even
+ * after the database is restored from a backup. Acquire and release change it by compare-and-set
  * ({@code UPDATE ... WHERE version = ?}); renewals require it unchanged. {@code expires_at} and
- * {@code high_water_mark} are milliseconds since 1970; expiries come from the database's clock
- * ({@code CURRENT_TIMESTAMP(3)}), never the client's. A worker id never used gets its row by {@code INSERT}; a
- * duplicate key (SQLState class {@code 23}) means another process was faster. Every statement runs in auto-commit
- * (PostgreSQL and H2 freeze {@code CURRENT_TIMESTAMP} inside a transaction), on a connection of its own from the
- * {@link DataSource}; keep the table on a plain data source, not behind ShardingSphere.
+ * {@code high_water_mark} are milliseconds since 1970; expiries come from the database's clock, in UTC whatever the
+ * session time zone (MariaDB/MySQL {@code UTC_TIMESTAMP(6)}, elsewhere the epoch of {@code CURRENT_TIMESTAMP(3)}),
+ * never the client's. The row {@code worker_id = -1} of a space is the pool's own: {@code high_water_mark} holds
+ * the highest worker id ever granted, {@code version} the identity of the database it was last used on (see below),
+ * {@code expires_at} the time before which no never-used worker id is granted. Tables of earlier versions keep
+ * working unchanged (their version numbers are accepted once, then replaced by random tokens).
  *
- * <p>A database does not forget rows the way a Redis without persistence forgets keys, so a worker id without a row
- * is treated as never used. Do not delete rows of a live pool.
+ * <p>Every statement runs in auto-commit (PostgreSQL and H2 freeze {@code CURRENT_TIMESTAMP} inside a transaction)
+ * and READ COMMITTED (so a lost race is an update of no row, not a serialization error), with a query timeout
+ * ({@link Builder#statementTimeout(Duration)}). Connections come from the {@link DataSource}, or
+ * are opened per operation through {@link DriverManager} within the statement timeout, with a network timeout on
+ * the socket. Keep the table on a plain data source, not behind ShardingSphere.
+ *
+ * <h2>Fault model (what keeps ids unique when the database misbehaves)</h2>
+ * <ul>
+ *   <li><b>It goes back in time</b> (restore from a backup, failover to an asynchronous replica): rows come back
+ *       older than what holders saw, but tokens are random, so a holder's token is never handed to another holder:
+ *       a holder whose row was rolled back fails its next renewal ({@link WorkerLeaseLostException}) and fences
+ *       itself. Where the database can tell that it is another server or timeline (PostgreSQL's
+ *       {@code pg_control_system()} system identifier and the timeline of {@code pg_control_checkpoint()}, when the
+ *       user may read them; MariaDB/MySQL's {@code @@server_id}), the pool row records that identity; a change is
+ *       logged at WARN and puts every worker id of the space under the unknown-history rule below (rows and
+ *       never-used ids alike), while holders whose rows survived keep renewing.
+ *   <li><b>It loses a row</b> (an operator's {@code DELETE}, a partial restore): a worker id without a row at or
+ *       below the highest id the pool row says was ever granted has an unknown history. The assigner writes a
+ *       tombstone row ({@code holder = '(unknown history)'}) that expires one TTL plus the borrowing slack plus 2 s
+ *       later, and grants the id only then, with a previous mark of at least database now + borrowing slack: any
+ *       earlier holder has fenced itself by then (its renewals fail against the tombstone's token) and every id it
+ *       may have issued lies below the new holder's first one.
+ *   <li><b>It goes silent</b> (packets dropped, no reset): every statement has a query timeout, every connection the
+ *       assigner touches a network timeout, and opening a connection is bounded, so each call fails within about
+ *       two statement timeouts with a {@link GeneIdException} naming the store; the generator's own lease clock
+ *       fences it before its lease could have passed to someone else.
+ * </ul>
+ * Every grant of a released or expired row starts above the mark its previous holder recorded (a holder never
+ * issues above its recorded mark); grants of unknown history start above {@code max(recorded mark, database now +
+ * borrowSlack)}.
+ *
+ * <p>Residual risks, stated plainly: a restore or failover that the database does not reveal (a logical restore
+ * into the same server; MariaDB without distinct server ids; a user who may not read {@code pg_control_*}), and
+ * that also rolled back the pool row, makes worker ids granted after the backup look never used; and a holder
+ * whose row was rolled back keeps issuing until its next renewal (at most a third of the TTL) while a new holder
+ * may already have the id. Prefer synchronous replication for the lease table; after restoring a backup by hand,
+ * stop every process of the pool for one TTL plus {@code maxBorrowMillis} plus 2 s before starting any again (or
+ * delete the restored pool row: the rows that survive then fix the highest id granted). Processes that share a
+ * space should use the same worker-id range: an id below the highest one granted that has no row is treated as
+ * lost, so a narrower range in the same space waits out the unknown-history delay once for ids it never used.
  */
 public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
@@ -61,12 +103,22 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default table name. */
   public static final String DEFAULT_TABLE = "gene_id_worker_lease";
+  /** Longest {@link Builder#statementTimeout(Duration)} the default takes (TTL / 3, within [1 s, 5 s]). */
+  public static final Duration MAX_DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
+
+  /** The worker id of a space's pool row. */
+  static final int POOL_ROW = -1;
+  /** The holder of a tombstone: a worker id whose row was lost. */
+  static final String UNKNOWN_HISTORY = "(unknown history)";
+  private static final String POOL_HOLDER = "(pool: highest worker id granted, database identity)";
+  /** Margin for clock skew between the database and a holder, on top of TTL and borrowing slack. */
+  private static final long SKEW_MARGIN_MILLIS = 2_000;
 
   private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
-  private static final String MYSQL_NOW = "CAST(UNIX_TIMESTAMP(CURRENT_TIMESTAMP(3)) * 1000 AS SIGNED)";
-  private static final String STANDARD_NOW = "CAST(EXTRACT(EPOCH FROM CURRENT_TIMESTAMP(3)) * 1000 AS BIGINT)";
+  private static final SecureRandom TOKENS = new SecureRandom();
 
   private final ConnectionSource connections;
+  private final boolean pooled;
   private final String table;
   private final boolean createTable;
   private final String space;
@@ -74,10 +126,14 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   private final long maxWorkerId;
   private final Duration ttl;
   private final Duration acquireTimeout;
+  private final Duration statementTimeout;
   private final String owner;
-  private final String description;
+  private volatile String description;
+  private final boolean describeFromConnection;
   private final Object setupLock = new Object();
-  private volatile @Nullable String now;
+  private volatile JdbcSession.@Nullable Dialect dialect;
+  /** False once the database refused to tell its identity (no privilege): not asked again. */
+  private volatile boolean identityReadable = true;
 
   /** Where connections come from: a {@link DataSource} or {@link DriverManager}. */
   @FunctionalInterface
@@ -86,8 +142,9 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   private JdbcWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease, ConnectionSource connections,
-      String description) {
+      boolean pooled, String description, boolean describeFromConnection) {
     this.connections = connections;
+    this.pooled = pooled;
     this.table = b.table;
     this.createTable = b.createTable;
     this.space = lease.space();
@@ -95,8 +152,19 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     this.maxWorkerId = lease.maxWorkerId();
     this.ttl = lease.ttl();
     this.acquireTimeout = lease.acquireTimeout();
+    this.statementTimeout = b.statementTimeout != null ? b.statementTimeout : defaultStatementTimeout(ttl);
     this.owner = lease.owner();
     this.description = description;
+    this.describeFromConnection = describeFromConnection;
+  }
+
+  /** TTL / 3 within [1 s, 5 s]: a renewal that hangs fails while the lease still has two thirds of its time. */
+  static Duration defaultStatementTimeout(Duration ttl) {
+    Duration third = ttl.dividedBy(3);
+    if (third.compareTo(Duration.ofSeconds(1)) < 0) {
+      return Duration.ofSeconds(1);
+    }
+    return third.compareTo(MAX_DEFAULT_STATEMENT_TIMEOUT) > 0 ? MAX_DEFAULT_STATEMENT_TIMEOUT : third;
   }
 
   /** A builder; {@link Builder#dataSource(DataSource)} or {@link Builder#jdbcUrl(String, String, String)} is required. */
@@ -126,6 +194,15 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     return table;
   }
 
+  /** A random non-zero fencing token. */
+  static long newToken() {
+    long t;
+    do {
+      t = TOKENS.nextLong();
+    } while (t == 0);
+    return t;
+  }
+
   @Override
   public String space() {
     return space;
@@ -141,13 +218,20 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     return table;
   }
 
+  /** The query timeout of every statement. */
+  public Duration statementTimeout() {
+    return statementTimeout;
+  }
+
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
+    Objects.requireNonNull(borrowSlack, "borrowSlack");
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
+    long slack = Math.max(0, borrowSlack.toMillis());
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
     for (;;) {
       List<String> holders = new ArrayList<>();
-      WorkerLease lease = sql("acquire", c -> tryAcquire(c, range[0], range[1], holders));
+      WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], slack, holders));
       if (lease != null) {
         LOG.info("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
             description, lease.expiresAt());
@@ -162,100 +246,244 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  private @Nullable WorkerLease tryAcquire(Connection c, long lo, long hi, List<String> holders) throws SQLException {
-    String now = now(c);
-    long dbNow;
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT " + now)) {
-      rs.next();
-      dbNow = rs.getLong(1);
-    }
+  /** The pool row of the space: highest worker id granted, database identity, no first grant before. */
+  private record Pool(long highest, long identity, long quietUntil) {}
+
+  private @Nullable WorkerLease tryAcquire(JdbcSession s, long lo, long hi, long slack, List<String> holders)
+      throws SQLException {
+    String now = now(s);
+    long dbNow = queryLong(s, "SELECT " + now);
+    long unknownFor = ttl.toMillis() + slack + SKEW_MARGIN_MILLIS;
+    Pool pool = pool(s, now, unknownFor);
     // rows of the pool, least recently used first
-    Map<Long, long[]> rows = new LinkedHashMap<>(); // id -> version, expires_at
-    Map<Long, String> owners = new LinkedHashMap<>();
-    try (PreparedStatement ps = c.prepareStatement("SELECT worker_id, holder, version, expires_at FROM " + table
+    Map<Long, Row> rows = new LinkedHashMap<>();
+    try (PreparedStatement ps = s.prepare("SELECT worker_id, holder, version, expires_at FROM " + table
         + " WHERE space_name = ? AND worker_id BETWEEN ? AND ? ORDER BY expires_at, worker_id")) {
       ps.setString(1, space);
       ps.setLong(2, lo);
       ps.setLong(3, hi);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          rows.put(rs.getLong(1), new long[] {rs.getLong(3), rs.getLong(4)});
-          owners.put(rs.getLong(1), rs.getString(2));
+          rows.put(rs.getLong(1), new Row(rs.getString(2), rs.getLong(3), rs.getLong(4)));
         }
       }
     }
-    // 1. worker ids never used: least recently used of all
-    for (long id = lo; id <= hi; id++) {
-      if (rows.containsKey(id)) {
+    long highestRow = rows.isEmpty() ? -1 : rows.keySet().stream().mapToLong(Long::longValue).max().getAsLong();
+    if (highestRow > pool.highest()) {
+      raiseHighest(s, highestRow); // a grant whose process died before it raised the pool row
+    }
+    // 1. worker ids granted before but without a row: unknown history, granted only after a tombstone expired
+    long top = Math.min(hi, pool.highest());
+    if (top >= lo && rows.keySet().stream().filter(id -> id <= top).count() < top - lo + 1) {
+      for (long id = lo; id <= top; id++) {
+        if (!rows.containsKey(id) && tombstone(s, now, id, unknownFor)) {
+          rows.put(id, new Row(UNKNOWN_HISTORY, 0, dbNow + unknownFor));
+        }
+      }
+    }
+    // 2. worker ids never granted: least recently used of all, unless the pool's history is in doubt
+    if (dbNow >= pool.quietUntil()) {
+      long highest = pool.highest();
+      for (long attempts = 0; attempts <= hi - lo; attempts++) {
+        long candidate = Math.max(lo, highest + 1);
+        while (candidate <= hi && rows.containsKey(candidate)) {
+          candidate++;
+        }
+        if (candidate > hi) {
+          break;
+        }
+        long token = newToken();
+        if (firstGrant(s, now, candidate, token)) {
+          return readBack(s, candidate, token);
+        }
+        highest = Math.max(candidate, Objects.requireNonNull(queryPool(s), "pool row").highest()); // lost a race
+      }
+    } else {
+      holders.add("worker ids never granted: unknown history until " + Instant.ofEpochMilli(pool.quietUntil()));
+    }
+    // 3. expired or released rows, least recently used first: compare-and-set on version and expiry
+    for (Map.Entry<Long, Row> e : rows.entrySet()) {
+      Row row = e.getValue();
+      if (row.expiresAt() >= dbNow) {
         continue;
       }
-      try (PreparedStatement ps = c.prepareStatement("INSERT INTO " + table
-          + " (space_name, worker_id, holder, version, expires_at, high_water_mark) VALUES (?, ?, ?, 1, " + now
-          + " + ?, 0)")) {
-        ps.setString(1, space);
-        ps.setLong(2, id);
-        ps.setString(3, owner);
+      boolean unknown = UNKNOWN_HISTORY.equals(row.holder());
+      long token = newToken();
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET "
+          + (unknown ? "high_water_mark = GREATEST(high_water_mark, " + now + " + ?)" : "high_water_mark = "
+          + "high_water_mark + ?") + ", holder = ?, version = ?, expires_at = " + now + " + ? WHERE space_name = ? "
+          + "AND worker_id = ? AND version = ? AND expires_at < " + now)) {
+        ps.setLong(1, unknown ? slack : 0);
+        ps.setString(2, owner);
+        ps.setLong(3, token);
         ps.setLong(4, ttl.toMillis());
-        ps.executeUpdate();
-        return readBack(c, id, 1);
-      } catch (SQLException e) {
-        if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
-          throw e;
-        }
-        // integrity constraint violation: another process inserted this worker id first
-      }
-    }
-    // 2. expired or released rows, least recently used first: compare-and-set on version and expiry
-    for (Map.Entry<Long, long[]> row : rows.entrySet()) {
-      long[] v = row.getValue();
-      if (v[1] >= dbNow) {
-        continue;
-      }
-      try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET holder = ?, version = version + 1, "
-          + "expires_at = " + now + " + ? WHERE space_name = ? AND worker_id = ? AND version = ? AND expires_at < "
-          + now)) {
-        ps.setString(1, owner);
-        ps.setLong(2, ttl.toMillis());
-        ps.setString(3, space);
-        ps.setLong(4, row.getKey());
-        ps.setLong(5, v[0]);
+        ps.setString(5, space);
+        ps.setLong(6, e.getKey());
+        ps.setLong(7, row.token());
         if (ps.executeUpdate() == 1) {
-          return readBack(c, row.getKey(), v[0] + 1);
+          return readBack(s, e.getKey(), token);
         }
       }
     }
-    for (Map.Entry<Long, long[]> row : rows.entrySet()) {
-      if (row.getValue()[1] >= dbNow) {
-        holders.add(row.getKey() + " by " + owners.get(row.getKey()) + " until "
-            + Instant.ofEpochMilli(row.getValue()[1]));
+    for (Map.Entry<Long, Row> e : rows.entrySet()) {
+      if (e.getValue().expiresAt() >= dbNow) {
+        holders.add(e.getKey() + " by " + e.getValue().holder() + " until "
+            + Instant.ofEpochMilli(e.getValue().expiresAt()));
       }
     }
     holders.sort(null);
     return null;
   }
 
-  private WorkerLease readBack(Connection c, long id, long version) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT high_water_mark, expires_at FROM " + table
+  private record Row(String holder, long token, long expiresAt) {}
+
+  /**
+   * The pool row, created if missing (its highest id then taken from the rows that exist). A database identity that
+   * differs from the recorded one puts every worker id of the space under the unknown-history rule.
+   */
+  private Pool pool(JdbcSession s, String now, long unknownFor) throws SQLException {
+    long identity = identity(s);
+    Pool pool = queryPool(s);
+    if (pool == null) {
+      long highest;
+      try (PreparedStatement ps = s.prepare("SELECT COALESCE(MAX(worker_id), -1) FROM " + table
+          + " WHERE space_name = ?")) {
+        ps.setString(1, space);
+        try (ResultSet rs = ps.executeQuery()) {
+          rs.next();
+          highest = rs.getLong(1);
+        }
+      }
+      try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
+          + "expires_at, high_water_mark) VALUES (?, " + POOL_ROW + ", ?, ?, 0, ?)")) {
+        ps.setString(1, space);
+        ps.setString(2, POOL_HOLDER);
+        ps.setLong(3, identity);
+        ps.setLong(4, highest);
+        ps.executeUpdate();
+      } catch (SQLException e) {
+        if (!JdbcSession.isDuplicate(e)) {
+          throw e;
+        }
+      }
+      pool = Objects.requireNonNull(queryPool(s), "pool row");
+    }
+    if (identity != 0 && pool.identity() != identity) {
+      if (pool.identity() != 0) {
+        try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET expires_at = GREATEST(expires_at, " + now
+            + " + ?) WHERE space_name = ? AND worker_id >= 0")) {
+          ps.setLong(1, unknownFor);
+          ps.setString(2, space);
+          ps.executeUpdate();
+        }
+      }
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET version = ?, expires_at = "
+          + (pool.identity() != 0 ? "GREATEST(expires_at, " + now + " + ?)" : "expires_at + ?")
+          + " WHERE space_name = ? AND worker_id = " + POOL_ROW + " AND version = ?")) {
+        ps.setLong(1, identity);
+        ps.setLong(2, pool.identity() != 0 ? unknownFor : 0);
+        ps.setString(3, space);
+        ps.setLong(4, pool.identity());
+        if (ps.executeUpdate() == 1 && pool.identity() != 0) {
+          LOG.warn("the lease store {} is now database {} but space '{}' was last used on database {}: it failed "
+              + "over or was restored, so every worker id of the space has an unknown history and is granted "
+              + "only after {} ms", description, Long.toHexString(identity), space,
+              Long.toHexString(pool.identity()), unknownFor);
+        }
+      }
+      pool = Objects.requireNonNull(queryPool(s), "pool row");
+    }
+    return pool;
+  }
+
+  private @Nullable Pool queryPool(JdbcSession s) throws SQLException {
+    try (PreparedStatement ps = s.prepare("SELECT high_water_mark, version, expires_at FROM " + table
+        + " WHERE space_name = ? AND worker_id = " + POOL_ROW)) {
+      ps.setString(1, space);
+      try (ResultSet rs = ps.executeQuery()) {
+        return rs.next() ? new Pool(rs.getLong(1), rs.getLong(2), rs.getLong(3)) : null;
+      }
+    }
+  }
+
+  /**
+   * The first grant of a worker id: its row first, then the pool's highest id. Readers read the pool row before the
+   * lease rows, so they never see the raised highest id without the row; a process that dies between the two
+   * statements leaves the pool row behind, which the next acquire repairs from the rows it reads.
+   */
+  private boolean firstGrant(JdbcSession s, String now, long id, long token) throws SQLException {
+    try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
+        + "expires_at, high_water_mark) VALUES (?, ?, ?, ?, " + now + " + ?, 0)")) {
+      ps.setString(1, space);
+      ps.setLong(2, id);
+      ps.setString(3, owner);
+      ps.setLong(4, token);
+      ps.setLong(5, ttl.toMillis());
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      if (JdbcSession.isDuplicate(e)) {
+        return false; // another process granted this worker id first
+      }
+      throw e;
+    }
+    raiseHighest(s, id);
+    return true;
+  }
+
+  private void raiseHighest(JdbcSession s, long id) throws SQLException {
+    try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET high_water_mark = GREATEST(high_water_mark, ?) "
+        + "WHERE space_name = ? AND worker_id = " + POOL_ROW + " AND high_water_mark < ?")) {
+      ps.setLong(1, id);
+      ps.setString(2, space);
+      ps.setLong(3, id);
+      ps.executeUpdate();
+    }
+  }
+
+  /** Writes a tombstone for a worker id whose row is missing; false if a row appeared meanwhile. */
+  private boolean tombstone(JdbcSession s, String now, long id, long unknownFor) throws SQLException {
+    try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
+        + "expires_at, high_water_mark) VALUES (?, ?, ?, ?, " + now + " + ?, 0)")) {
+      ps.setString(1, space);
+      ps.setLong(2, id);
+      ps.setString(3, UNKNOWN_HISTORY);
+      ps.setLong(4, newToken());
+      ps.setLong(5, unknownFor);
+      ps.executeUpdate();
+    } catch (SQLException e) {
+      if (JdbcSession.isDuplicate(e)) {
+        return false;
+      }
+      throw e;
+    }
+    LOG.warn("worker id {} of space '{}' has no row in {} although the pool granted it before: its history is "
+        + "unknown, so it is granted only after {} ms (TTL + borrowing slack + 2 s)", id, space, description,
+        unknownFor);
+    return true;
+  }
+
+  private WorkerLease readBack(JdbcSession s, long id, long token) throws SQLException {
+    try (PreparedStatement ps = s.prepare("SELECT high_water_mark, expires_at FROM " + table
         + " WHERE space_name = ? AND worker_id = ? AND version = ?")) {
       ps.setString(1, space);
       ps.setLong(2, id);
-      ps.setLong(3, version);
+      ps.setLong(3, token);
       try (ResultSet rs = ps.executeQuery()) {
         if (!rs.next()) {
           throw new WorkerLeaseLostException(space, id, "worker id " + id + " of space '" + space
-              + "' changed hands right after it was leased under version " + version, null);
+              + "' changed hands right after it was leased under token " + token, null);
         }
         Instant mark = Instant.ofEpochMilli(rs.getLong(1));
-        return new WorkerLease(space, id, version, owner, mark, mark, Instant.ofEpochMilli(rs.getLong(2)));
+        return new WorkerLease(space, id, token, owner, mark, mark, Instant.ofEpochMilli(rs.getLong(2)));
       }
     }
   }
 
   @Override
   public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
-    return sql("renew", c -> {
-      String now = now(c);
-      try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET expires_at = " + now + " + ?, "
+    return sql("renew", s -> {
+      String now = now(s);
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET expires_at = " + now + " + ?, "
           + "high_water_mark = GREATEST(high_water_mark, ?) WHERE space_name = ? AND worker_id = ? AND version = ?")) {
         ps.setLong(1, ttl.toMillis());
         ps.setLong(2, highWaterMark.toEpochMilli());
@@ -263,18 +491,18 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         ps.setLong(4, lease.workerId());
         ps.setLong(5, lease.token());
         if (ps.executeUpdate() == 1) {
-          WorkerLease now2 = readBack(c, lease.workerId(), lease.token());
+          WorkerLease now2 = readBack(s, lease.workerId(), lease.token());
           return lease.renewed(now2.highWaterMark(), now2.expiresAt());
         }
       }
       throw new WorkerLeaseLostException(space, lease.workerId(), "worker id " + lease.workerId() + " of space '"
           + space + "' is no longer leased under token " + lease.token() + " in " + description + ": "
-          + currentHolder(c, lease.workerId()), null);
+          + currentHolder(s, lease.workerId()), null);
     });
   }
 
-  private String currentHolder(Connection c, long id) throws SQLException {
-    try (PreparedStatement ps = c.prepareStatement("SELECT holder, version FROM " + table
+  private String currentHolder(JdbcSession s, long id) throws SQLException {
+    try (PreparedStatement ps = s.prepare("SELECT holder, version FROM " + table
         + " WHERE space_name = ? AND worker_id = ?")) {
       ps.setString(1, space);
       ps.setLong(2, id);
@@ -283,61 +511,98 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
           return "its row is gone";
         }
         String holder = rs.getString(1);
-        return holder.isEmpty() ? "it was released (version " + rs.getLong(2) + ")"
-            : "it was taken over by " + holder + " (version " + rs.getLong(2) + ")";
+        return holder.isEmpty() ? "it was released (token " + rs.getLong(2) + ")"
+            : "it was taken over by " + holder + " (token " + rs.getLong(2) + ")";
       }
     }
   }
 
   @Override
   public void release(WorkerLease lease, Instant highWaterMark) {
-    int updated = sql("release", c -> {
-      String now = now(c);
-      try (PreparedStatement ps = c.prepareStatement("UPDATE " + table + " SET holder = '', version = version + 1, "
+    int updated = sql("release", s -> {
+      String now = now(s);
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET holder = '', version = ?, "
           + "expires_at = " + now + ", high_water_mark = ? WHERE space_name = ? AND worker_id = ? AND version = ?")) {
-        ps.setLong(1, highWaterMark.toEpochMilli());
-        ps.setString(2, space);
-        ps.setLong(3, lease.workerId());
-        ps.setLong(4, lease.token());
+        ps.setLong(1, newToken());
+        ps.setLong(2, highWaterMark.toEpochMilli());
+        ps.setString(3, space);
+        ps.setLong(4, lease.workerId());
+        ps.setLong(5, lease.token());
         return ps.executeUpdate();
       }
     });
     if (updated == 1) {
-      LOG.info("released worker id {} of space '{}' with high-water mark {}", lease.workerId(), space, highWaterMark);
+      LOG.info("released worker id {} of space '{}' in {} with high-water mark {}", lease.workerId(), space,
+          description, highWaterMark);
     } else {
-      LOG.warn("worker id {} of space '{}' was not released: it is no longer leased under token {}",
-          lease.workerId(), space, lease.token());
+      LOG.warn("worker id {} of space '{}' was not released in {}: it is no longer leased under token {}",
+          lease.workerId(), space, description, lease.token());
     }
   }
 
-  /** The database's "now in ms" expression; creates the table first if asked to. */
-  private String now(Connection c) throws SQLException {
-    String n = now;
-    if (n != null) {
-      return n;
+  private long queryLong(JdbcSession s, String sql) throws SQLException {
+    try (Statement st = s.statement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      return rs.getLong(1);
+    }
+  }
+
+  /**
+   * The identity of the database server (and timeline) answering, or 0 where it cannot tell: a change means a
+   * failover or a restore.
+   */
+  private long identity(JdbcSession s) {
+    JdbcSession.Dialect d = dialect;
+    if (!identityReadable || d == null || d == JdbcSession.Dialect.STANDARD) {
+      return 0;
+    }
+    String sql = d == JdbcSession.Dialect.POSTGRESQL
+        ? "SELECT s.system_identifier, c.timeline_id FROM pg_control_system() s, pg_control_checkpoint() c"
+        : "SELECT @@server_id, 0";
+    try (Statement st = s.statement(); ResultSet rs = st.executeQuery(sql)) {
+      rs.next();
+      long h = rs.getLong(1) * 0x9E3779B97F4A7C15L + rs.getLong(2);
+      h ^= h >>> 31;
+      return h == 0 ? 1 : h;
+    } catch (SQLException e) {
+      identityReadable = false;
+      LOG.info("the lease store {} does not reveal its identity ({}): a failover or restore is noticed only "
+          + "through lost rows and tokens", description, e.getMessage());
+      return 0;
+    }
+  }
+
+  /** The database's "now in UTC epoch ms" expression; creates the table first if asked to. */
+  private String now(JdbcSession s) throws SQLException {
+    JdbcSession.Dialect d = dialect;
+    if (d != null) {
+      return d.nowMillis;
     }
     synchronized (setupLock) {
-      if (now == null) {
-        String product = c.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
-        String expr = product.contains("mariadb") || product.contains("mysql") ? MYSQL_NOW : STANDARD_NOW;
-        if (createTable && !tableExists(c)) {
-          try (Statement s = c.createStatement()) {
-            s.execute(ddl(table));
+      if (dialect == null) {
+        Connection c = s.connection();
+        JdbcSession.Dialect found = JdbcSession.Dialect.of(c);
+        if (describeFromConnection) {
+          description = "database " + JdbcSession.describeUrl(c.getMetaData().getURL()) + " (table " + table + ")";
+        }
+        if (createTable && !tableExists(s)) {
+          try (Statement st = s.statement()) {
+            st.execute(ddl(table));
             LOG.info("created the worker-id lease table {} in {}", table, description);
           } catch (SQLException e) {
-            if (!tableExists(c)) { // another process may have created it meanwhile
+            if (!tableExists(s)) { // another process may have created it meanwhile
               throw e;
             }
           }
         }
-        now = expr;
+        dialect = found;
       }
-      return now;
+      return dialect.nowMillis;
     }
   }
 
-  private boolean tableExists(Connection c) {
-    try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+  private boolean tableExists(JdbcSession s) {
+    try (Statement st = s.statement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
       rs.next(); // the query ran, so the table exists; it has no row to return
       return true;
     } catch (SQLException e) {
@@ -345,24 +610,9 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  @FunctionalInterface
-  private interface SqlWork<T> {
-    T run(Connection c) throws SQLException;
-  }
-
-  private <T> T sql(String operation, SqlWork<T> work) {
-    try (Connection c = connections.get()) {
-      boolean autoCommit = c.getAutoCommit();
-      if (!autoCommit) {
-        c.setAutoCommit(true); // lease statements must not share a transaction (frozen CURRENT_TIMESTAMP)
-      }
-      try {
-        return work.run(c);
-      } finally {
-        if (!autoCommit) {
-          c.setAutoCommit(false);
-        }
-      }
+  private <T> T sql(String operation, JdbcSession.SqlWork<T> work) {
+    try (JdbcSession s = JdbcSession.open(connections.get(), statementTimeout, pooled)) {
+      return work.run(s);
     } catch (SQLException e) {
       throw new GeneIdException("the worker-id lease store, " + description + ", failed on " + operation
           + " for space '" + space + "': " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
@@ -377,8 +627,8 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   /**
-   * Configuration of a {@link JdbcWorkerIdAssigner}: the connections and the table here, the pool's settings
-   * ({@code space}, {@code workerIds}, {@code ttl}, {@code acquireTimeout}, {@code owner}) in
+   * Configuration of a {@link JdbcWorkerIdAssigner}: the connections, the table and the statement timeout here, the
+   * pool's settings ({@code space}, {@code workerIds}, {@code ttl}, {@code acquireTimeout}, {@code owner}) in
    * {@link LeaseAssignerBuilder}.
    */
   public static final class Builder extends LeaseAssignerBuilder<Builder> {
@@ -388,6 +638,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     @Nullable String password;
     String table = DEFAULT_TABLE;
     boolean createTable;
+    @Nullable Duration statementTimeout;
 
     private Builder() {}
 
@@ -419,6 +670,16 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       return this;
     }
 
+    /**
+     * The query timeout of every statement, in whole seconds (rounded up), in [1 s, 1 h]; also bounds opening a
+     * connection and, one second later, a silent socket. Default TTL / 3 within [1 s, 5 s].
+     */
+    public Builder statementTimeout(Duration statementTimeout) {
+      this.statementTimeout = WorkerIdAssigners.checkDuration("jdbc-statement-timeout",
+          Objects.requireNonNull(statementTimeout, "statementTimeout"), Duration.ofSeconds(1), Duration.ofHours(1));
+      return this;
+    }
+
     /** The holder column holds 1 to 255 characters. */
     @Override
     protected String checkOwner(String owner) {
@@ -432,7 +693,8 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       WorkerIdAssigners.LeaseSettings lease = leaseSettings();
       if (dataSource != null) {
         DataSource ds = dataSource;
-        return new JdbcWorkerIdAssigner(this, lease, ds::getConnection, "database " + ds + " (table " + table + ")");
+        return new JdbcWorkerIdAssigner(this, lease, ds::getConnection, true,
+            "database " + ds.getClass().getSimpleName() + " (table " + table + ")", true);
       }
       if (jdbcUrl == null) {
         throw new IllegalArgumentException("a DataSource or a JDBC URL (jdbc-url) is required");
@@ -440,9 +702,10 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       String url = jdbcUrl;
       String user = username;
       String pass = password;
-      String shown = url.replaceAll("(?i)(password=)[^&;]*", "$1***");
-      return new JdbcWorkerIdAssigner(this, lease, () -> DriverManager.getConnection(url, user, pass),
-          "database " + shown + " (table " + table + ")");
+      Duration connectTimeout = statementTimeout != null ? statementTimeout
+          : defaultStatementTimeout(lease.ttl());
+      return new JdbcWorkerIdAssigner(this, lease, () -> JdbcSession.connect(url, user, pass, connectTimeout), false,
+          "database " + JdbcSession.describeUrl(url) + " (table " + table + ")", false);
     }
   }
 }

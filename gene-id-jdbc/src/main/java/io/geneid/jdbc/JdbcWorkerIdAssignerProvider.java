@@ -9,7 +9,9 @@ import java.util.Set;
 /**
  * {@code worker-assigner=jdbc}: a {@link JdbcWorkerIdAssigner} over {@link java.sql.DriverManager}. Keys:
  * {@code jdbc-url} (required), {@code jdbc-username}, {@code jdbc-password}, {@code jdbc-table} (default
- * {@code gene_id_worker_lease}), {@code jdbc-create-table} (default false), and the common {@code space},
+ * {@code gene_id_worker_lease}), {@code jdbc-create-table} (default false), {@code jdbc-statement-timeout} (the
+ * query timeout of every statement, e.g. {@code 2s}; default TTL / 3 within [1 s, 5 s]), and the common
+ * {@code space},
  * {@code worker-id-min}, {@code worker-id-max}, {@code lease-ttl}, {@code lease-acquire-timeout},
  * {@code lease-owner}. Applications with a {@link javax.sql.DataSource} use
  * {@link JdbcWorkerIdAssigner.Builder#dataSource(javax.sql.DataSource)} instead.
@@ -21,6 +23,7 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
   public static final String JDBC_PASSWORD = "jdbc-password";
   public static final String JDBC_TABLE = "jdbc-table";
   public static final String JDBC_CREATE_TABLE = "jdbc-create-table";
+  public static final String JDBC_STATEMENT_TIMEOUT = "jdbc-statement-timeout";
 
   @Override
   public String type() {
@@ -29,7 +32,7 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
 
   @Override
   public Set<String> propertyKeys() {
-    return Set.of(JDBC_URL, JDBC_USERNAME, JDBC_PASSWORD, JDBC_TABLE, JDBC_CREATE_TABLE);
+    return Set.of(JDBC_URL, JDBC_USERNAME, JDBC_PASSWORD, JDBC_TABLE, JDBC_CREATE_TABLE, JDBC_STATEMENT_TIMEOUT);
   }
 
   @Override
@@ -37,15 +40,22 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
     String user = props.get(JDBC_USERNAME);
     String password = props.get(JDBC_PASSWORD);
-    return JdbcWorkerIdAssigner.builder()
+    JdbcWorkerIdAssigner.Builder b = JdbcWorkerIdAssigner.builder()
         .jdbcUrl(WorkerIdAssigners.required(props, JDBC_URL, type()), user, password)
         .table(WorkerIdAssigners.string(props, JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
         .createTable(WorkerIdAssigners.bool(props, JDBC_CREATE_TABLE, false))
-        .leaseSettings(s)
-        .build();
+        .leaseSettings(s);
+    String timeout = props.get(JDBC_STATEMENT_TIMEOUT);
+    if (timeout != null) {
+      b.statementTimeout(WorkerIdAssigners.parseDuration(JDBC_STATEMENT_TIMEOUT, timeout));
+    }
+    return b.build();
   }
 
-  /** Checks {@code jdbc-url} (present, {@code jdbc:...}), {@code jdbc-table} and {@code jdbc-create-table} offline. */
+  /**
+   * Checks {@code jdbc-url} (present, {@code jdbc:...}), {@code jdbc-table}, {@code jdbc-create-table} and
+   * {@code jdbc-statement-timeout} offline.
+   */
   @Override
   public void check(Map<String, String> props) {
     String url = WorkerIdAssigners.required(props, JDBC_URL, type());
@@ -55,5 +65,9 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
     JdbcWorkerIdAssigner.builder()
         .table(WorkerIdAssigners.string(props, JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE));
     WorkerIdAssigners.bool(props, JDBC_CREATE_TABLE, false);
+    String timeout = props.get(JDBC_STATEMENT_TIMEOUT);
+    if (timeout != null) {
+      JdbcWorkerIdAssigner.builder().statementTimeout(WorkerIdAssigners.parseDuration(JDBC_STATEMENT_TIMEOUT, timeout));
+    }
   }
 }

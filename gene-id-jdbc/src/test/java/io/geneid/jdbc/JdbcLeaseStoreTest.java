@@ -47,9 +47,41 @@ class JdbcLeaseStoreTest {
             ResultSet rs = s.executeQuery("SELECT holder, version, high_water_mark FROM leases WHERE worker_id = 0")) {
           assertThat(rs.next()).isTrue();
           assertThat(rs.getString(1)).isEmpty();
-          assertThat(rs.getLong(2)).isEqualTo(2);
+          assertThat(rs.getLong(2)).as("a new random token on release").isNotEqualTo(lease.token()).isNotZero();
           assertThat(rs.getLong(3)).isEqualTo(before + 5);
         }
+        try (Connection c = ds.getConnection()) { // the pool's connection got its settings back
+          assertThat(c.getAutoCommit()).isFalse();
+        }
+      }
+    }
+  }
+
+  @Test
+  void aTableOfAnEarlierVersionKeepsWorking() throws Exception {
+    try (LeaseDatabase db = new LeaseDatabase(LeaseDatabase.Kind.H2)) {
+      try (Connection c = db.connect(); Statement s = c.createStatement()) {
+        s.execute(JdbcWorkerIdAssigner.ddl(db.table));
+        long far = System.currentTimeMillis() + 60_000;
+        // counter tokens, no pool row: worker id 0 held by a process of the earlier version, 1 released
+        s.execute("INSERT INTO " + db.table + " VALUES ('up', 0, 'old', 2, " + far + ", 5)");
+        s.execute("INSERT INTO " + db.table + " VALUES ('up', 1, '', 3, 0, 7)");
+      }
+      JdbcWorkerIdAssigner a = JdbcWorkerIdAssigner.builder().jdbcUrl(db.url(db.port()), null, null).space("up")
+          .workerIds(0, 2).ttl(Duration.ofSeconds(2)).acquireTimeout(Duration.ZERO).build();
+      WorkerLease fresh = a.acquire(255);
+      assertThat(fresh.workerId()).as("never used: above the highest id in the table").isEqualTo(2);
+      WorkerLease reused = a.acquire(255);
+      assertThat(reused.workerId()).isEqualTo(1);
+      assertThat(reused.previousHighWaterMark().toEpochMilli()).isEqualTo(7);
+      assertThat(reused.token()).isNotIn(0L, 1L, 2L, 3L, 4L);
+      // the earlier version's holder still renews under its counter token
+      WorkerLease old = new WorkerLease("up", 0, 2, "old", Instant.EPOCH, Instant.ofEpochMilli(5), Instant.MAX);
+      assertThat(a.renew(old, Instant.ofEpochMilli(9)).highWaterMark().toEpochMilli()).isEqualTo(9);
+      try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
+          "SELECT high_water_mark FROM " + db.table + " WHERE space_name = 'up' AND worker_id = -1")) {
+        assertThat(rs.next()).isTrue();
+        assertThat(rs.getLong(1)).as("highest worker id granted").isEqualTo(2);
       }
     }
   }
@@ -81,9 +113,35 @@ class JdbcLeaseStoreTest {
         .build();
     assertThatThrownBy(() -> a.acquire(255))
         .isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("the worker-id lease store, database jdbc:mariadb://127.0.0.1:" + dead
-            + "/test?user=root&password=***&connectTimeout=500 (table gene_id_worker_lease), failed on acquire for "
-            + "space 'default': ");
+        .hasMessageStartingWith("the worker-id lease store, database mariadb://127.0.0.1:" + dead
+            + "/test (table gene_id_worker_lease), failed on acquire for space 'default': ")
+        .message().doesNotContain("secret").doesNotContain("user=");
+  }
+
+  @Test
+  void storeDescriptionsShowNoCredentials() {
+    assertThat(JdbcSession.describeUrl("jdbc:mariadb://app:s3cret@db1.example:3306/ids?password=s3cret&ssl=true"))
+        .isEqualTo("mariadb://db1.example:3306/ids");
+    assertThat(JdbcSession.describeUrl("jdbc:postgresql://db2:5432/ids?user=u&password=p"))
+        .isEqualTo("postgresql://db2:5432/ids");
+    assertThat(JdbcSession.describeUrl("jdbc:h2:tcp://127.0.0.1:9092/mem:x;PASSWORD=p"))
+        .isEqualTo("h2:tcp://127.0.0.1:9092/mem:x");
+    assertThat(JdbcSession.describeUrl("jdbc:h2:mem:x;USER=sa;PASSWORD=p")).isEqualTo("h2:mem:x");
+    assertThat(JdbcSession.describeUrl("jdbc:oracle:thin:scott/tiger@db3:1521/ids")).isEqualTo("oracle://db3:1521/ids");
+  }
+
+  @Test
+  void theStatementTimeoutDefaultsToAThirdOfTheTtlWithinOneToFiveSecondsAndIsAProperty() {
+    JdbcWorkerIdAssigner.Builder b = JdbcWorkerIdAssigner.builder().jdbcUrl("jdbc:h2:mem:x", null, null);
+    assertThat(b.ttl(Duration.ofSeconds(30)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(5));
+    assertThat(b.ttl(Duration.ofSeconds(6)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(2));
+    assertThat(b.ttl(Duration.ofMillis(900)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(1));
+    assertThat(b.statementTimeout(Duration.ofSeconds(7)).build().statementTimeout()).isEqualTo(Duration.ofSeconds(7));
+    assertThatThrownBy(() -> JdbcWorkerIdAssigner.builder().statementTimeout(Duration.ofMillis(500)))
+        .hasMessage("jdbc-statement-timeout must be in [1000ms, 3600000ms] but was 500ms");
+    JdbcWorkerIdAssigner fromProps = (JdbcWorkerIdAssigner) WorkerIdAssigners.create(Map.of("worker-assigner",
+        "jdbc", "jdbc-url", "jdbc:h2:mem:x", "jdbc-statement-timeout", "3s"));
+    assertThat(fromProps.statementTimeout()).isEqualTo(Duration.ofSeconds(3));
   }
 
   @Test

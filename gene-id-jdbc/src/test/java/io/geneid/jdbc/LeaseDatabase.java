@@ -63,6 +63,18 @@ final class LeaseDatabase implements AutoCloseable {
     }
   }
 
+  /** The URL through {@code port} without the driver's own connect and socket timeouts (a silent store would hang). */
+  String plainUrl(int port) {
+    switch (kind) {
+      case MARIADB:
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?user=root";
+      case POSTGRESQL:
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?user=postgres";
+      default:
+        return url(port);
+    }
+  }
+
   Connection connect() throws SQLException {
     return DriverManager.getConnection(url(port()));
   }
