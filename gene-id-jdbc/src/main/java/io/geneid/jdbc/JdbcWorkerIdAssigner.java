@@ -69,8 +69,9 @@ import org.slf4j.LoggerFactory;
  *       a holder whose row was rolled back fails its next renewal ({@link WorkerLeaseLostException}) and fences
  *       itself. Where the database can tell that it is another server or timeline (PostgreSQL's
  *       {@code pg_control_system()} system identifier and the timeline of {@code pg_control_checkpoint()}, when the
- *       user may read them; MariaDB/MySQL's {@code @@server_id}), the pool row records that identity; a change is
- *       logged at WARN and puts every worker id of the space under the unknown-history rule below (rows and
+ *       user may read them; MariaDB/MySQL's {@code @@server_id}), and that the lease table was created again (a dump
+ *       restored into the same server drops and creates it: PostgreSQL gives it a new OID, MariaDB a new creation
+ *       time), the pool row records that identity; a change is logged at WARN and puts every worker id of the space under the unknown-history rule below (rows and
  *       never-used ids alike), while holders whose rows survived keep renewing.
  *   <li><b>It loses a row</b> (an operator's {@code DELETE}, a partial restore): a worker id without a row at or
  *       below the highest id the pool row says was ever granted has an unknown history. The assigner writes a
@@ -548,21 +549,45 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   /**
-   * The identity of the database server (and timeline) answering, or 0 where it cannot tell: a change means a
-   * failover or a restore.
+   * The identity of the database server (and timeline) answering and of the lease table itself, or 0 where it cannot
+   * tell: a change means a failover, or a restore (a dump restored into the same server drops and creates the table
+   * again, which gives it a new PostgreSQL OID or MariaDB creation time).
    */
   private long identity(JdbcSession s) {
     JdbcSession.Dialect d = dialect;
     if (!identityReadable || d == null || d == JdbcSession.Dialect.STANDARD) {
       return 0;
     }
-    String sql = d == JdbcSession.Dialect.POSTGRESQL
+    boolean postgres = d == JdbcSession.Dialect.POSTGRESQL;
+    String server = postgres
         ? "SELECT s.system_identifier, c.timeline_id FROM pg_control_system() s, pg_control_checkpoint() c"
         : "SELECT @@server_id, 0";
-    try (Statement st = s.statement(); ResultSet rs = st.executeQuery(sql)) {
-      rs.next();
-      long h = rs.getLong(1) * 0x9E3779B97F4A7C15L + rs.getLong(2);
-      h ^= h >>> 31;
+    int dot = table.indexOf('.');
+    String tableSql = postgres
+        ? "SELECT CAST(to_regclass(?) AS oid), 0"
+        : "SELECT UNIX_TIMESTAMP(CREATE_TIME), 0 FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
+            + (dot < 0 ? "DATABASE()" : "?") + " AND TABLE_NAME = ?";
+    try {
+      long h = 0;
+      try (Statement st = s.statement(); ResultSet rs = st.executeQuery(server)) {
+        rs.next();
+        h = mix(h, rs.getLong(1), rs.getLong(2));
+      }
+      try (PreparedStatement ps = s.prepare(tableSql)) {
+        if (postgres) {
+          ps.setString(1, table);
+        } else if (dot < 0) {
+          ps.setString(1, table);
+        } else {
+          ps.setString(1, table.substring(0, dot));
+          ps.setString(2, table.substring(dot + 1));
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            h = mix(h, rs.getLong(1), 0);
+          }
+        }
+      }
       return h == 0 ? 1 : h;
     } catch (SQLException e) {
       identityReadable = false;
@@ -570,6 +595,11 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
           + "through lost rows and tokens", description, e.getMessage());
       return 0;
     }
+  }
+
+  private static long mix(long h, long a, long b) {
+    long x = (h ^ a) * 0x9E3779B97F4A7C15L + b;
+    return x ^ (x >>> 31);
   }
 
   /** The database's "now in UTC epoch ms" expression; creates the table first if asked to. */
