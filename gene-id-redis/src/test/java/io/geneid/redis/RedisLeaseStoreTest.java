@@ -47,15 +47,21 @@ class RedisLeaseStoreTest {
   @Test
   void aPoolWithoutRecordsWaitsOneTtlPlusSlackBecauseItsHistoryIsUnknown() {
     String space = space();
+    Duration borrow = Duration.ofMillis(300);
     try (RedisWorkerIdAssigner a = assigner(space).owner("early").build()) {
-      assertThatThrownBy(() -> a.acquire(255))
+      assertThatThrownBy(() -> a.acquire(255, borrow))
           .hasMessageStartingWith("no free worker id in space '" + space + "': all 4 worker ids of the pool [0, 3] "
-              + "are taken (4 of them have an unknown history after the store lost its data, and become usable at ");
+              + "are taken (worker ids without a known history since ")
+          .hasMessageContaining(", when the pool was new or the store restarted, failed over or lost keys, become "
+              + "usable at ")
+          .hasMessageContaining(") in Redis at redis://127.0.0.1:6379/0 after waiting 0 ms");
     }
     long born = Long.parseLong(store.redis().hget(store.leaseKey(space, "meta"), "born"));
-    try (RedisWorkerIdAssigner a = assigner(space).acquireTimeout(Duration.ofSeconds(10)).build()) {
-      WorkerLease lease = a.acquire(255);
-      long usableAt = born + 1_000 + RedisWorkerIdAssigner.UNKNOWN_HISTORY_SLACK.toMillis();
+    // the default acquire timeout (2 x TTL = 2 s) is shorter than the wait (3.3 s): it is extended, not failed
+    try (RedisWorkerIdAssigner a = RedisWorkerIdAssigner.builder().redisUri(TestRedis.URI).keyPrefix(store.prefix)
+        .space(space).ttl(Duration.ofSeconds(1)).workerIds(0, 3).build()) {
+      WorkerLease lease = a.acquire(255, borrow);
+      long usableAt = born + 1_000 + borrow.toMillis() + RedisWorkerIdAssigner.UNKNOWN_HISTORY_MARGIN.toMillis();
       assertThat(lease.previousHighWaterMark().toEpochMilli()).isEqualTo(usableAt);
       assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(usableAt - 50); // server and client share a host
     } finally {
@@ -82,7 +88,7 @@ class RedisLeaseStoreTest {
       }
       assertThat(g.leasesLost()).isEqualTo(1);
       assertThatThrownBy(g::nextId).hasMessageContaining("its lease was lost at")
-          .hasMessageContaining("the store has no lease for it (released, or the store lost its data)");
+          .hasMessageContaining("the store restarted, failed over or lost the pool's meta since it was granted");
       while (!g.isIssuing() && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
@@ -108,7 +114,9 @@ class RedisLeaseStoreTest {
       RedisWorkerIdAssigner.Script uncached = RedisWorkerIdAssigner.Script.of("lease-acquire.lua",
           "-- " + System.nanoTime() + "\n" + RedisWorkerIdAssigner.ACQUIRE.body);
       assertThat(store.redis().scriptExists(uncached.sha)).containsExactly(false);
-      List<Object> reply = a.run(uncached, "noscript", "1000", "0", "3", "2000");
+      List<Object> reply = a.run(uncached, new String[] {store.leaseKey(space, "meta"),
+          store.leaseKey(space, "expiry")}, a.recordPrefix(), "noscript", "1000", "0", "3", "10", "2000", "12345",
+          "g1");
       assertThat(reply.get(0)).isEqualTo("ok");
       assertThat(store.redis().scriptExists(uncached.sha)).containsExactly(true);
     } finally {
@@ -125,7 +133,7 @@ class RedisLeaseStoreTest {
     int dead = port;
     assertThatThrownBy(() -> RedisWorkerIdAssigner.builder().redisUri("redis://127.0.0.1:" + dead).build())
         .isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:" + dead + ": ");
+        .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:" + dead + "/0: ");
   }
 
   @Test
@@ -140,7 +148,7 @@ class RedisLeaseStoreTest {
       assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(g);
       assertThat(((LeasedGeneGenerator) g).workerId()).isEqualTo(8);
       assertThat(g.geneBits()).isEqualTo(4);
-      assertThat(store.redis().zscore(store.leaseKey(space, "expiry"), "8")).isNotNull();
+      assertThat(store.redis().hget(store.workerKey(space, 8), "owner")).isNotNull();
     } finally {
       ((LeasedGeneGenerator) g).close();
       store.forgetPool(space);
