@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  * How both Redis stores of this module connect, so they fail and recover the same way: a client of their own whose
  * reconnect attempts back off from 10 ms to at most 500 ms (Lettuce's default grows to 30 s, which kept a lease
  * holder fenced for seconds after Redis was back), commands rejected at once while disconnected
- * ({@code REJECT_COMMANDS}), a connect timeout and a timeout on every command.
+ * ({@code REJECT_COMMANDS}), a connect timeout ({@link #connectTimeout(Duration)}) and a timeout on every command.
  */
 final class RedisConnections {
 
@@ -57,7 +57,7 @@ final class RedisConnections {
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
+        .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
         .timeoutOptions(TimeoutOptions.enabled(timeout))
         .build());
     try {
@@ -69,6 +69,15 @@ final class RedisConnections {
       resources.shutdown(0, 2, TimeUnit.SECONDS);
       throw e;
     }
+  }
+
+  /**
+   * The connect timeout: the command timeout, but at least 2 s. A lease's command timeout may be 100 ms, too short for
+   * a first connection of a JVM that is still starting (and reconnecting never blocks a command: they are rejected
+   * while disconnected).
+   */
+  static Duration connectTimeout(Duration timeout) {
+    return timeout.compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : timeout;
   }
 
   /** The store as {@code redis://host:port/db}: never the password or other parts of the URI. */
