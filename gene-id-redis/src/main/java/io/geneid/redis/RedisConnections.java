@@ -51,14 +51,16 @@ final class RedisConnections {
    * @throws RedisException if Redis cannot be reached (the client is shut down first)
    */
   static Owned connect(RedisURI uri, Duration timeout) {
-    uri.setTimeout(timeout);
+    // the handshake runs under the URI's timeout: give a first connection of a busy JVM the connect timeout, then
+    // hold every command to the command timeout (TimeoutOptions.enabled(): the connection's timeout, set below)
+    uri.setTimeout(connectTimeout(timeout));
     ClientResources resources = DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
     RedisClient client = RedisClient.create(resources, uri);
     client.setOptions(ClientOptions.builder()
         .autoReconnect(true)
         .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
         .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
-        .timeoutOptions(TimeoutOptions.enabled(timeout))
+        .timeoutOptions(TimeoutOptions.enabled())
         .build());
     try {
       StatefulRedisConnection<String, String> connection = client.connect();

@@ -136,6 +136,36 @@ class RedisLeaseStoreTest {
         .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:" + dead + "/0: ");
   }
 
+  /** Issue 11 scenario 10: a Redis older than 5.0 is refused when the assigner is built, with a clear message. */
+  @Test
+  void aRedisOlderThanFiveIsRefusedByVersion() {
+    String what = "the worker-id lease store, Redis at redis://10.0.0.1:6379/0,";
+    assertThatThrownBy(() -> RedisConnections.checkVersion("4.0.14", what)).isInstanceOf(GeneIdException.class)
+        .hasMessage(what + " runs Redis 4.0.14; gene-id needs Redis 5.0 or later (its lease scripts read the "
+            + "server's clock and run id before they write, which older servers refuse or replicate wrongly). "
+            + "Upgrade Redis or use another store");
+    assertThatThrownBy(() -> RedisConnections.checkVersion("3.2", what)).hasMessageContaining("runs Redis 3.2;");
+    assertThatThrownBy(() -> RedisConnections.checkVersion(null, what))
+        .hasMessage(what + " did not report its version (INFO server has no redis_version)");
+    assertThatThrownBy(() -> RedisConnections.checkVersion("unstable", what))
+        .hasMessage(what + " reports a version gene-id cannot read: redis_version unstable");
+    RedisConnections.checkVersion("5.0.0", what);
+    RedisConnections.checkVersion("7.0.15", what);
+    RedisConnections.checkVersion("10.2.1", what);
+    String info = "# Server\r\nredis_version:4.0.9\r\nrun_id:abc\r\n";
+    assertThat(RedisConnections.infoField(info, "redis_version")).isEqualTo("4.0.9");
+    assertThat(RedisConnections.infoField(info, "run_id")).isEqualTo("abc");
+  }
+
+  @Test
+  void theStoreIsDescribedWithoutItsPassword() {
+    assertThat(RedisConnections.describe(io.lettuce.core.RedisURI.create("redis://:s3cret@10.0.0.1:6380/2")))
+        .isEqualTo("redis://10.0.0.1:6380/2");
+    try (RedisWorkerIdAssigner a = assigner(space()).build()) {
+      assertThat(a.toString()).contains("Redis at redis://127.0.0.1:6379/0").doesNotContain("@");
+    }
+  }
+
   @Test
   void propertiesBuildASharedRedisLeasedGenerator() {
     String space = space();
