@@ -198,14 +198,58 @@ class RedisLeaseFaultTest {
   void losingOnlyTheExpiryIndexNeverGrantsALiveHoldersWorkerId() {
     String space = space();
     shared.agePool(space);
-    try (RedisWorkerIdAssigner a = assigner(TestRedis.URI, shared.prefix, space, "A").build();
-        RedisWorkerIdAssigner b = assigner(TestRedis.URI, shared.prefix, space, "B").build()) {
+    Duration ttl = Duration.ofSeconds(5); // no lease of this test expires, however slow the machine
+    try (RedisWorkerIdAssigner a = assigner(TestRedis.URI, shared.prefix, space, "A").ttl(ttl).build();
+        RedisWorkerIdAssigner b = assigner(TestRedis.URI, shared.prefix, space, "B").ttl(ttl).build()) {
       WorkerLease la = a.acquire(255, SLACK);
       shared.redis().del(shared.leaseKey(space, "expiry"));
       WorkerLease lb = b.acquire(255, SLACK);
       assertThat(lb.workerId()).as("B's worker id while A holds %s", la.workerId()).isNotEqualTo(la.workerId());
       assertThat(renews(a, la, Instant.EPOCH)).isTrue();
       assertThatThrownBy(() -> b.acquire(255, SLACK)).isInstanceOf(WorkerIdExhaustedException.class);
+    }
+  }
+
+  /**
+   * Scenario 2: the lost index is rebuilt from the worker records (a bounded chunk per call), so a released worker
+   * id is found again, and live holders' ids are never handed out meanwhile.
+   */
+  @Test
+  void aLostIndexIsRebuiltFromTheRecords() {
+    String space = space();
+    shared.agePool(space);
+    try (RedisWorkerIdAssigner a = assigner(TestRedis.URI, shared.prefix, space, "A").workerIds(0, 2)
+        .ttl(Duration.ofSeconds(5)).build()) {
+      WorkerLease l0 = a.acquire(255, SLACK);
+      WorkerLease l1 = a.acquire(255, SLACK);
+      WorkerLease l2 = a.acquire(255, SLACK);
+      Instant exact = Instant.now().minusMillis(5);
+      a.release(l1, exact);
+      shared.redis().del(shared.leaseKey(space, "expiry"));
+      WorkerLease again = a.acquire(255, SLACK);
+      assertThat(again.workerId()).isEqualTo(l1.workerId());
+      assertThat(again.previousHighWaterMark()).isEqualTo(Instant.ofEpochMilli(exact.toEpochMilli()));
+      assertThat(shared.redis().zcard(shared.leaseKey(space, "expiry"))).isEqualTo(3);
+      assertThatThrownBy(() -> a.acquire(255, SLACK)).isInstanceOf(WorkerIdExhaustedException.class);
+      assertThat(renews(a, l0, Instant.EPOCH)).isTrue();
+      assertThat(renews(a, l2, Instant.EPOCH)).isTrue();
+    }
+  }
+
+  /** A busy pool names at most 16 holders, whatever its size (the reply is bounded too). */
+  @Test
+  void aBusyReplyNamesAtMostSixteenHolders() {
+    String space = space();
+    shared.agePool(space);
+    try (RedisWorkerIdAssigner a = assigner(TestRedis.URI, shared.prefix, space, "A").workerIds(0, 39)
+        .ttl(Duration.ofSeconds(10)).build()) {
+      for (int i = 0; i < 40; i++) {
+        a.acquire(255, SLACK);
+      }
+      assertThatThrownBy(() -> a.acquire(255, SLACK)).isInstanceOf(WorkerIdExhaustedException.class)
+          .hasMessageStartingWith("no free worker id in space '" + space + "': all 40 worker ids of the pool [0, 39] "
+              + "are taken in Redis at redis://127.0.0.1:6379/0 after waiting 0 ms; holders: 0 by A until ")
+          .satisfies(e -> assertThat(((WorkerIdExhaustedException) e).holders()).hasSize(16));
     }
   }
 
