@@ -60,8 +60,24 @@ class RedisLeaseStoreTest {
     // the default acquire timeout (2 x TTL = 2 s) is shorter than the wait (3.3 s): it is extended, not failed
     try (RedisWorkerIdAssigner a = RedisWorkerIdAssigner.builder().redisUri(TestRedis.URI).keyPrefix(store.prefix)
         .space(space).ttl(Duration.ofSeconds(1)).workerIds(0, 3).build()) {
-      WorkerLease lease = a.acquire(255, borrow);
+      java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+      java.io.PrintStream stderr = System.err;
+      WorkerLease lease;
+      System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+      try {
+        lease = a.acquire(255, borrow);
+      } finally {
+        System.setErr(stderr);
+      }
       long usableAt = born + 1_000 + borrow.toMillis() + RedisWorkerIdAssigner.UNKNOWN_HISTORY_MARGIN.toMillis();
+      // the first start says once, at INFO, what it waits for and until when
+      assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+          .containsOnlyOnce("INFO io.geneid.redis.RedisWorkerIdAssigner - worker ids of space '" + space + "' at "
+              + "redis://127.0.0.1:6379/0 have no known history since " + Instant.ofEpochMilli(born) + " (a new pool, "
+              + "or the store restarted, failed over or lost keys): they become usable at "
+              + Instant.ofEpochMilli(usableAt) + ", one TTL (PT1S) + 300 ms borrowing + 2000 ms clock margin later, "
+              + "when any earlier holder must have stopped; waiting")
+          .contains("acquired worker id 0 of space '" + space + "' at redis://127.0.0.1:6379/0 until ");
       assertThat(lease.previousHighWaterMark().toEpochMilli()).isEqualTo(usableAt);
       assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(usableAt - 50); // server and client share a host
     } finally {
