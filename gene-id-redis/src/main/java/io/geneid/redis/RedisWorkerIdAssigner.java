@@ -96,7 +96,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>Commands fail at once while disconnected and time out after {@link Builder#commandTimeout(Duration)}, so a
  * renewal never hangs past the lease. After a Redis restart {@code EVALSHA} answers {@code NOSCRIPT}; the script is
- * then sent with {@code EVAL}, which caches it again. Needs Redis 5.0 or later (checked when built). The assigner
+ * then sent with {@code EVAL}, which caches it again. Needs Redis 5.0 or later (checked when built) with
+ * {@code INFO} and {@code TIME} callable from scripts (not renamed away). The assigner
  * logs one INFO line per lease acquired or released, naming the space, the worker id and the store (scheme, host,
  * port and database only: never the password); failures go to the caller, which logs them.
  */
@@ -403,8 +404,10 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
 
     /**
-     * An existing connection (String codec), not closed by the assigner. Configure it with
-     * {@code DisconnectedBehavior.REJECT_COMMANDS} and a command timeout well below the TTL.
+     * An existing connection (String codec), not closed by the assigner. Configure it as an assigner built from a URI
+     * configures its own: {@code DisconnectedBehavior.REJECT_COMMANDS}, a command timeout well below the TTL, and a
+     * capped reconnect delay ({@code ClientResources.reconnectDelay}, e.g. at most 500 ms; Lettuce's default grows to
+     * 30 s and keeps a holder fenced that long after Redis is back).
      */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");

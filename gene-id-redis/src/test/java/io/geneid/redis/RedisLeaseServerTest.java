@@ -92,7 +92,9 @@ class RedisLeaseServerTest {
           + "slowest PING meanwhile %.1f ms%n", workerBits, slowestScriptMicros, slowestCall / 1e6,
           slowestPing.get() / 1e6);
       assertThat(slowestScriptMicros).as("slowest lease script (us)").isPositive().isLessThan(50_000);
-      assertThat(slowestPing.get() / 1_000_000).as("slowest PING (ms)").isLessThan(50);
+      // answered, never BUSY; the bound is loose because the test machine may be loaded (before the fix: 151 ms at
+      // 16 bits, over 2 s at 20 bits, about 10 s at 24 bits)
+      assertThat(slowestPing.get() / 1_000_000).as("slowest PING (ms)").isLessThan(500);
     }
   }
 
