@@ -87,12 +87,16 @@ import org.slf4j.LoggerFactory;
  * a non-zero acquire timeout is extended to cover it.
  *
  * <h2>Persistence</h2>
- * Leases are safe on any Redis, with or without persistence: a Redis that forgets, restarts or fails over costs
- * availability (one {@code wait}), never uniqueness. Persistence buys shorter outages, not safety: {@code appendonly
- * yes} with {@code appendfsync always} or {@code everysec} keeps marks and records across a restart, RDB snapshots
- * keep an older state, and none keeps nothing; in every case the restart itself starts a new generation. Do not use
- * {@code DEBUG RELOAD} or other ways of replacing the data set without a new run id. Every process of a pool should
- * use the same worker-id range and borrowing bound.
+ * For leases, the persistence setting decides availability, never uniqueness, and less than one might think: Redis
+ * cannot prove that what it reloaded is its latest state, so every restart starts a new generation and costs one
+ * {@code wait}, whether it kept its data with {@code appendonly yes} and {@code appendfsync always}, with
+ * {@code everysec} (which may lose the last second), from RDB snapshots (an older state), or kept nothing. What a
+ * kept data set still buys: released ids keep their exact marks until the restart, and {@code meta.next} keeps a new
+ * generation from walking through old records. The segment store is different: it relies on its counters surviving,
+ * see {@link RedisSegmentStore}. Use {@code maxmemory-policy noeviction} or a {@code volatile-*} policy (lease keys
+ * have no TTL); an {@code allkeys-*} policy that evicts lease keys costs waits like a restart. Do not replace the
+ * data set without a restart ({@code DEBUG RELOAD}, a {@code RESTORE} of old keys): that is a rollback Redis does not
+ * reveal. Every process of a pool should use the same worker-id range and borrowing bound.
  *
  * <p>Commands fail at once while disconnected and time out after {@link Builder#commandTimeout(Duration)}, so a
  * renewal never hangs past the lease. After a Redis restart {@code EVALSHA} answers {@code NOSCRIPT}; the script is
