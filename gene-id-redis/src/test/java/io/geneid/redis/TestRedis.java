@@ -82,8 +82,13 @@ public final class TestRedis implements AutoCloseable {
         runId = line.substring(7).trim();
       }
     }
-    redis.hset(leaseKey(keyPrefix, space, "meta"), Map.of("born", Long.toString(System.currentTimeMillis()
-        - 3_600_000), "gen", "aged" + ThreadLocalRandom.current().nextInt(1 << 30), "runid", String.valueOf(runId)));
+    String meta = leaseKey(keyPrefix, space, "meta");
+    String gen = redis.hget(meta, "gen");
+    if (gen == null || !String.valueOf(runId).equals(redis.hget(meta, "runid"))) {
+      gen = "aged" + ThreadLocalRandom.current().nextInt(1 << 30); // a new generation; ageing again keeps it
+    }
+    redis.hset(meta, Map.of("born", Long.toString(System.currentTimeMillis() - 3_600_000), "gen", gen, "runid",
+        String.valueOf(runId)));
   }
 
   /** {@link #agePool(String, String)} under {@link #prefix}. */
