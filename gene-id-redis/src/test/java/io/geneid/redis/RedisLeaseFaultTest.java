@@ -134,6 +134,44 @@ class RedisLeaseFaultTest {
   }
 
   /**
+   * Scenario 1, the decision for a restart that kept everything: a renewal with a matching token is still refused,
+   * because Redis cannot prove that the record it reloaded is the latest one (it may be a rollback).
+   */
+  @Test
+  void aRestartThatKeptEverythingStillStartsANewGeneration() {
+    try (PrivateRedis redis = PrivateRedis.start(dir.resolve("kept"), PrivateRedis.Persistence.AOF_EVERYSEC)) {
+      String space = space();
+      TestRedis.agePool(redis.redis(), PREFIX, space);
+      try (RedisWorkerIdAssigner a = assigner(redis.uri(), PREFIX, space, "A").ttl(Duration.ofSeconds(5)).build()) {
+        WorkerLease la = a.acquire(255, SLACK);
+        String before = redis.runId();
+        redis.save(); // the grant is on disk
+        redis.kill9();
+        redis.restart();
+        assertThat(redis.runId()).isNotEqualTo(before);
+        assertThat(redis.redis().hget(TestRedis.leaseKey(PREFIX, space, "w:" + la.workerId()), "token"))
+            .isEqualTo(Long.toString(la.token()));
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        for (;;) {
+          try {
+            a.renew(la, Instant.EPOCH);
+            throw new AssertionError("a renewal in the generation before the restart was accepted");
+          } catch (WorkerLeaseLostException e) {
+            assertThat(e).hasMessage("worker id " + la.workerId() + " of space '" + space + "' is no longer leased "
+                + "under token " + la.token() + " in Redis at redis://127.0.0.1:" + redis.port() + "/0: the store "
+                + "restarted, failed over or lost the pool's meta since it was granted, so every worker id of the "
+                + "pool has an unknown history again");
+            break;
+          } catch (GeneIdException e) {
+            assertThat(System.nanoTime()).as("reconnected within 10 s").isLessThan(deadline);
+            sleep(20);
+          }
+        }
+      }
+    }
+  }
+
+  /**
    * Scenario 1 with generators: A issues on the only worker id of the pool, Redis restarts from an older snapshot, B
    * starts. Before the fix B got A's worker id under A's token and both issued the same ids.
    */
