@@ -172,8 +172,8 @@ class RedisLeaseFaultTest {
   }
 
   /**
-   * Scenario 1 with generators: A issues on the only worker id of the pool, Redis restarts from an older snapshot, B
-   * starts. Before the fix B got A's worker id under A's token and both issued the same ids.
+   * Scenario 1 with generators: A issues on worker id 0 of a pool of two, Redis restarts from an older snapshot (the
+   * pool without records), B starts. Before the fix B got worker id 0 under A's token and both issued the same ids.
    */
   @Test
   void twoGeneratorsAcrossARestartFromAnOlderSnapshotIssueNoDuplicate() throws Exception {
@@ -187,13 +187,13 @@ class RedisLeaseFaultTest {
       List<Long> idsB = new ArrayList<>();
       AtomicBoolean stop = new AtomicBoolean();
       try (LeasedGeneGenerator ga = LeasedGeneGenerator.builder().renewInterval(Duration.ofMillis(1500))
-          .assigner(assigner(redis.uri(), PREFIX, space, "A").workerIds(0, 0).ttl(ttl).build()).build()) {
+          .assigner(assigner(redis.uri(), PREFIX, space, "A").workerIds(0, 1).ttl(ttl).build()).build()) {
         Thread issuerA = issuer(ga, idsA, stop);
         sleep(100);
         redis.restartFrom(before);
         long restarted = System.nanoTime();
         try (LeasedGeneGenerator gb = LeasedGeneGenerator.builder()
-            .assigner(assigner(redis.uri(), PREFIX, space, "B").workerIds(0, 0).ttl(ttl)
+            .assigner(assigner(redis.uri(), PREFIX, space, "B").workerIds(0, 1).ttl(ttl)
                 .acquireTimeout(Duration.ofSeconds(10)).build()).build()) {
           System.out.printf("B started %d ms after the rollback%n", (System.nanoTime() - restarted) / 1_000_000);
           Thread issuerB = issuer(gb, idsB, stop);
