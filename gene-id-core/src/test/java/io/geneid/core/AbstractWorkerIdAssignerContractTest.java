@@ -99,7 +99,9 @@ public abstract class AbstractWorkerIdAssignerContractTest {
     String space = newSpace();
     WorkerIdAssigner old = assigner(space, 0, 0, "old");
     WorkerLease lease = old.acquire(255);
-    Instant mark = Instant.ofEpochMilli(System.currentTimeMillis() + 777);
+    // beyond the takeover time + borrowing bound (a grant's previous mark is at least store now + borrowSlack), so
+    // the recorded mark is what the next holder gets
+    Instant mark = Instant.ofEpochMilli(System.currentTimeMillis() + TTL.toMillis() + 777);
     old.renew(lease, mark);
 
     WorkerIdAssigner next = track(assigner(space, 0, 0, TTL, TTL.multipliedBy(4), "next", storePort()));

@@ -154,8 +154,9 @@ public final class LeaseMultiJvm {
     for (long id : all) {
       perWorker.merge(layout.decode(id).workerId(), 1L, Long::sum);
     }
-    // leases per worker id in token order; a lease whose predecessor was not released is a takeover
-    Map<Long, TreeMap<Long, Boolean>> leases = new HashMap<>();
+    // leases per worker id in the order they were taken (tokens are random: their order means nothing); a lease
+    // whose predecessor was not released is a takeover
+    Map<Long, Map<Long, long[]>> leases = new HashMap<>(); // worker id -> token -> {millis taken, released}
     long crashes = 0;
     long fenced = 0;
     long lost = 0;
@@ -168,11 +169,12 @@ public final class LeaseMultiJvm {
         String[] f = line.split(" ");
         switch (f[0]) {
           case "LEASE":
-            leases.computeIfAbsent(Long.parseLong(f[1]), k -> new TreeMap<>()).putIfAbsent(Long.parseLong(f[2]),
-                false);
+            leases.computeIfAbsent(Long.parseLong(f[1]), k -> new HashMap<>()).computeIfAbsent(Long.parseLong(f[2]),
+                k -> new long[2])[0] = Long.parseLong(f[3]);
             break;
           case "RELEASE":
-            leases.computeIfAbsent(Long.parseLong(f[1]), k -> new TreeMap<>()).put(Long.parseLong(f[2]), true);
+            leases.computeIfAbsent(Long.parseLong(f[1]), k -> new HashMap<>()).computeIfAbsent(Long.parseLong(f[2]),
+                k -> new long[2])[1] = 1;
             break;
           case "CRASH":
             crashes++;
@@ -195,14 +197,14 @@ public final class LeaseMultiJvm {
     }
     long leaseCount = 0;
     long takeovers = 0;
-    for (TreeMap<Long, Boolean> byToken : leases.values()) {
+    for (Map<Long, long[]> byToken : leases.values()) {
       Boolean previousReleased = null;
-      for (Boolean released : byToken.values()) {
+      for (long[] lease : byToken.values().stream().sorted(java.util.Comparator.comparingLong(l -> l[0])).toList()) {
         leaseCount++;
         if (previousReleased != null && !previousReleased) {
           takeovers++;
         }
-        previousReleased = released;
+        previousReleased = lease[1] == 1;
       }
     }
     return new Result(count, duplicates, processes, leaseCount, takeovers, crashes, fenced, lost, perWorker,

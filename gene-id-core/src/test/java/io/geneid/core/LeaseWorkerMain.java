@@ -20,7 +20,7 @@ import java.util.Random;
  * flushes its files and halts the JVM without releasing anything.
  *
  * <p>Args: properties file, ids file, events file, end time (Unix ms), role ({@code pausable}: never crashes, lives
- * the whole run), random seed. Events (one a line): {@code LEASE id token}, {@code RELEASE id token},
+ * the whole run), random seed. Events (one a line): {@code LEASE id token millis}, {@code RELEASE id token},
  * {@code CRASH id token}, {@code FENCED count}, {@code LOST count}, {@code DONE ids}.
  */
 public final class LeaseWorkerMain {
@@ -70,7 +70,7 @@ public final class LeaseWorkerMain {
             if (lease.token() != token) {
               token = lease.token();
               workerId = lease.workerId();
-              events.println("LEASE " + workerId + " " + token);
+              events.println("LEASE " + workerId + " " + token + " " + System.currentTimeMillis());
             }
           }
           Thread.sleep(1);

@@ -3,21 +3,15 @@ package io.geneid.redis;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.Segment;
 import io.geneid.core.SegmentStore;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
-import io.lettuce.core.SocketOptions;
-import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
-import io.lettuce.core.resource.ClientResources;
-import io.lettuce.core.resource.DefaultClientResources;
-import io.lettuce.core.resource.Delay;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * A {@link SegmentStore} over Redis: one counter key per business tag, advanced with {@code INCRBY key step}. The
@@ -25,15 +19,20 @@ import org.jspecify.annotations.Nullable;
  * ranges handed to racing processes are disjoint.
  *
  * <p><b>Persistence.</b> The counters are the only record of which values were handed out. A Redis that restarts
- * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and would
- * hand out used values: run it with {@code appendonly yes} and {@code appendfsync always} (or {@code everysec}, and
- * accept that a crash may lose the last second), or use {@code io.geneid.jdbc.JdbcSegmentStore}. A running
- * {@link io.geneid.core.GeneSegmentGenerator} refuses a segment that is not above the ones it has seen, but a
- * restarted process has nothing to compare with.
+ * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and hands
+ * out used values, to every process of the fleet: a running {@link io.geneid.core.GeneSegmentGenerator} refuses a
+ * segment that is not above the ones it has seen, but that protects one process, not two. Run it with
+ * {@code appendonly yes} and {@code appendfsync always} (or {@code everysec}, and accept that a crash may lose the
+ * last second), or use {@code io.geneid.jdbc.JdbcSegmentStore}. {@link Builder#build()} therefore reads the server's
+ * persistence ({@code CONFIG GET appendonly} and {@code save}, or {@code INFO persistence} where {@code CONFIG} is
+ * disabled) and refuses a Redis that keeps nothing on disk unless
+ * {@link Builder#allowWithoutPersistence(boolean)} (property {@code redis-allow-without-persistence}) says the
+ * risk is accepted. RDB snapshots alone are accepted with a warning (a crash goes back to the last snapshot); a
+ * server whose persistence cannot be read is accepted with a warning.
  *
  * <p><b>Failing fast.</b> A store built from a URI owns its Lettuce client, configured to reject commands at once
  * while disconnected ({@code DisconnectedBehavior.REJECT_COMMANDS}), with short connect and command timeouts
- * ({@link Builder#timeout(Duration)}) and reconnect attempts at most 2 s apart. {@link Builder#build()} connects, and
+ * ({@link Builder#timeout(Duration)}) and reconnect attempts at most 500 ms apart. {@link Builder#build()} connects, and
  * fails with a clear message when Redis cannot be reached. A store built over an existing connection uses that
  * connection's settings and does not close it.
  *
@@ -48,6 +47,11 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   /** The default {@link Builder#keyPrefix(String)}. */
   public static final String DEFAULT_KEY_PREFIX = "gene-id:segment:";
+  /** The builder method and property that accept a Redis without persistence. */
+  static final String OPT_IN = "allowWithoutPersistence(true) (property redis-allow-without-persistence=true)";
+
+  private static final Logger LOG = LoggerFactory.getLogger(RedisSegmentStore.class);
+
   /** The default {@link Builder#timeout(Duration)}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
@@ -55,17 +59,15 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   private final RedisCommands<String, String> commands;
   private final String keyPrefix;
   private final String where;
-  private final @Nullable RedisClient ownedClient;
-  private final @Nullable ClientResources ownedResources;
+  private final RedisConnections.@Nullable Owned owned;
 
   private RedisSegmentStore(StatefulRedisConnection<String, String> connection, String keyPrefix, String where,
-      @Nullable RedisClient ownedClient, @Nullable ClientResources ownedResources) {
+      RedisConnections.@Nullable Owned owned) {
     this.connection = connection;
     this.commands = connection.sync();
     this.keyPrefix = keyPrefix;
     this.where = where;
-    this.ownedClient = ownedClient;
-    this.ownedResources = ownedResources;
+    this.owned = owned;
   }
 
   /**
@@ -127,12 +129,8 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   /** Closes the connection and client if this store opened them. */
   @Override
   public void close() {
-    if (ownedClient != null) {
-      connection.close();
-      ownedClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-    }
-    if (ownedResources != null) {
-      ownedResources.shutdown(0, 2, TimeUnit.SECONDS);
+    if (owned != null) {
+      owned.close();
     }
   }
 
@@ -147,6 +145,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     private final @Nullable StatefulRedisConnection<String, String> connection;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration timeout = DEFAULT_TIMEOUT;
+    private boolean allowWithoutPersistence;
 
     private Builder(@Nullable RedisURI uri, @Nullable StatefulRedisConnection<String, String> connection) {
       this.uri = uri;
@@ -166,38 +165,97 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     }
 
     /**
-     * Connects (for a URI) and returns the store.
+     * Whether to accept a Redis that keeps nothing on disk ({@code appendonly no} and no {@code save} points). Such a
+     * Redis forgets its counters when it restarts, and every process then issues segment values that were already
+     * issued: duplicate ids across the fleet. Only for tests, or when the ids need not be unique across restarts.
+     * Default false.
+     */
+    public Builder allowWithoutPersistence(boolean allow) {
+      this.allowWithoutPersistence = allow;
+      return this;
+    }
+
+    /**
+     * Connects (for a URI), checks that the server keeps its data (see the class comment) and returns the store.
      *
      * @throws IllegalArgumentException for a setting out of range
-     * @throws GeneIdException if Redis cannot be reached
+     * @throws GeneIdException if Redis cannot be reached, or keeps nothing on disk and
+     *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
       if (timeout.compareTo(Duration.ofMillis(10)) < 0 || timeout.compareTo(Duration.ofSeconds(60)) > 0) {
         throw new IllegalArgumentException("timeout must be in [PT0.01S, PT1M] but was " + timeout);
       }
       if (connection != null) {
-        return new RedisSegmentStore(connection, keyPrefix, "connection " + connection, null, null);
+        String where = "connection " + connection;
+        checkPersistence(connection.sync(), where, allowWithoutPersistence);
+        return new RedisSegmentStore(connection, keyPrefix, where, null);
       }
       RedisURI target = Objects.requireNonNull(uri);
-      String where = "redis://" + target.getHost() + ":" + target.getPort() + "/" + target.getDatabase();
-      target.setTimeout(timeout);
-      ClientResources resources = DefaultClientResources.builder()
-          .reconnectDelay(Delay.exponential(Duration.ofMillis(50), Duration.ofSeconds(2), 2, TimeUnit.MILLISECONDS))
-          .build();
-      RedisClient client = RedisClient.create(resources, target);
-      client.setOptions(ClientOptions.builder()
-          .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-          .timeoutOptions(TimeoutOptions.enabled(timeout))
-          .build());
+      String where = RedisConnections.describe(target);
+      RedisConnections.Owned client;
       try {
-        return new RedisSegmentStore(client.connect(), keyPrefix, where, client, resources);
+        client = RedisConnections.connect(target, timeout);
       } catch (RedisException e) {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-        resources.shutdown(0, 2, TimeUnit.SECONDS);
         throw new GeneIdException("the Redis segment store cannot connect to " + where + ": " + e.getMessage(), e);
       }
+      try {
+        checkPersistence(client.connection().sync(), where, allowWithoutPersistence);
+      } catch (RuntimeException e) {
+        client.close();
+        throw e;
+      }
+      return new RedisSegmentStore(client.connection(), keyPrefix, where, client);
     }
+  }
+
+  /**
+   * Refuses a Redis that keeps nothing on disk unless {@code allow}; warns about RDB snapshots alone and about a
+   * server whose persistence cannot be read.
+   */
+  static void checkPersistence(RedisCommands<String, String> commands, String where, boolean allow) {
+    String appendonly;
+    String save;
+    try {
+      appendonly = commands.configGet("appendonly").getOrDefault("appendonly", "");
+      save = commands.configGet("save").getOrDefault("save", "").trim();
+    } catch (RedisException e) {
+      // CONFIG renamed or disabled (managed services): INFO persistence says whether AOF is on, not the RDB rules
+      String info;
+      try {
+        info = commands.info("persistence");
+      } catch (RedisException e2) {
+        LOG.warn("the Redis segment store at {} cannot read the server's persistence (CONFIG GET: {}; INFO "
+            + "persistence: {}): make sure it keeps its data (appendonly yes), or segment values repeat after a "
+            + "restart", where, e.getMessage(), e2.getMessage());
+        return;
+      }
+      if ("1".equals(RedisConnections.infoField(info, "aof_enabled"))) {
+        return;
+      }
+      LOG.warn("the Redis segment store at {} cannot read the server's persistence settings (CONFIG GET: {}) and "
+          + "INFO persistence shows no AOF: make sure it keeps its data, or segment values repeat after a restart",
+          where, e.getMessage());
+      return;
+    }
+    if ("yes".equalsIgnoreCase(appendonly)) {
+      return;
+    }
+    String found = "appendonly " + appendonly + ", save \"" + save + "\"";
+    if (!save.isEmpty()) {
+      LOG.warn("the Redis segment store at {} keeps only RDB snapshots ({}): a crash goes back to the last snapshot"
+          + " and segment values handed out since then are handed out again. Use appendonly yes", where, found);
+      return;
+    }
+    if (allow) {
+      LOG.warn("the Redis segment store at {} keeps nothing on disk ({}), accepted by {}: after a restart of Redis "
+          + "its counters start again from zero and processes issue segment values that were already issued",
+          where, found, OPT_IN);
+      return;
+    }
+    throw new GeneIdException("the Redis segment store at " + where + " keeps nothing on disk (" + found + "): "
+        + "after a restart of Redis its counters start again from zero, and two processes (or one restarted) would "
+        + "issue the same segment values, so duplicate ids. Turn on appendonly yes (appendfsync always or "
+        + "everysec) on the server, use the JDBC segment store, or accept the risk with " + OPT_IN);
   }
 }

@@ -7,8 +7,6 @@ import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerIdExhaustedException;
 import io.geneid.core.WorkerLease;
 import io.geneid.core.WorkerLeaseLostException;
-import io.lettuce.core.ClientOptions;
-import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
@@ -21,12 +19,14 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -35,23 +35,75 @@ import org.slf4j.LoggerFactory;
  * Worker-id leases in Redis, through Lettuce.
  *
  * <h2>Data</h2>
- * Five keys per pool, hash-tagged so they share one cluster slot ({@code <prefix>:lease:{<space>}:...}):
- * {@code expiry} (sorted set: worker id -> lease expiry in ms; the least recently used id has the lowest score),
- * {@code holder} (hash: id -> owner), {@code token} (hash: id -> fencing token), {@code mark} (hash: id -> high-water
- * mark in ms) and {@code meta} (hash: {@code born}, {@code seq}). Acquire, renew and release are Lua scripts
- * ({@code lease-acquire.lua}, {@code lease-renew.lua}, {@code lease-release.lua}), atomic on the server; every number
- * crosses into and out of Lua as a decimal string, and every time is the server's ({@code TIME}), not a client's.
+ * Per pool ({@code space}), all under one hash tag so that one script touches one cluster slot
+ * ({@code <prefix>:lease:{<space>}:...}):
+ * <ul>
+ *   <li>{@code w:<id>}, one hash per worker id that was ever granted: {@code owner}, {@code token}, {@code mark} (the
+ *       high-water mark, ms), {@code expiry} (ms), {@code gen} (the pool generation it was written in) and, for a
+ *       worker id whose record was lost once, {@code unknownSince}. Everything about a worker id lives in one key,
+ *       so it survives or is lost as a whole.
+ *   <li>{@code meta}, a hash: {@code born} (when the pool's current generation started), {@code gen} (a random id of
+ *       that generation), {@code runid} (the Redis {@code run_id} it belongs to), {@code next} (the lowest worker id
+ *       never granted in it), {@code count} and {@code scan} (for rebuilding the index).
+ *   <li>{@code expiry}, a sorted set: worker id to the instant it is next free. Only an index for finding the least
+ *       recently used free id; rebuilt from the records when it loses entries.
+ * </ul>
+ * Acquire, renew and release are Lua scripts ({@code lease-acquire.lua}, {@code lease-renew.lua},
+ * {@code lease-release.lua}, each prefixed with {@code lease-common.lua}), atomic on the server. Every number crosses
+ * into and out of Lua as a decimal string, and every time is the server's ({@code TIME}), not a client's. The work
+ * of one call is bounded by constants (at most a few hundred records read), never by the size of the pool: a pool of
+ * 2^28 worker ids costs the server what a pool of 4 does.
  *
- * <h2>A store that forgets</h2>
- * A Redis without persistence restarts empty. A holder whose renewal then finds its token gone fences at once and
- * re-acquires. Worker ids without a record have an unknown last holder, who may still be issuing until its next
- * renewal fails: they are handed out only one TTL (plus a 2 s slack for borrowed time and clock skew) after the pool's
- * records started again ({@code born}), with that instant as their high-water mark. A brand-new pool pays the same
- * wait once: Redis cannot tell "new" from "forgotten". Run lease stores with persistence (AOF) all the same.
+ * <h2>Fault model: what each store fault does, and why ids stay unique</h2>
+ * Write {@code wait} for one TTL + the caller's borrowing bound ({@code maxBorrowMillis}) + a 2 s clock-skew margin:
+ * a holder that no longer has its lease in the store notices at its next renewal and stops issuing by the end of
+ * its TTL, having issued at most its borrowing bound ahead of its clock.
+ * <ul>
+ *   <li><b>Tokens never repeat.</b> A fencing token is 64 random bits drawn by the client for every grant, never a
+ *       counter kept in Redis, so no rollback or key loss can hand a second holder a token the first still uses.
+ *   <li><b>Redis restarts, failed over or went back in time</b> (a restart with or without persistence, from an
+ *       older RDB snapshot, from an AOF that lost its last second, a promoted replica that lagged): the server's
+ *       {@code run_id}, which every script reads itself ({@code INFO server}), differs from the one the pool's
+ *       generation was started under. The next acquire starts a new generation ({@code born} = now). Every renewal
+ *       of a record written in an older generation is refused, <i>even with a matching token</i> (the record may be
+ *       older than what happened since), so its holder fences at once; every such worker id, and every id without a
+ *       record, is granted only at {@code born + wait}, with at least that instant as the previous mark.
+ *   <li><b>Keys lost one by one</b> (eviction under an {@code allkeys-*} policy, an operator's {@code DEL}): losing
+ *       {@code meta} starts a new generation as above. Losing a worker record makes its holder's renewal fail; the
+ *       worker id, known to have been granted (below {@code next}, or listed in the index), is marked
+ *       {@code unknownSince} now and granted only {@code wait} later. Losing the index only hides ids until it is
+ *       rebuilt from the records. A worker id counts as never used only when nothing about it survives anywhere
+ *       and its generation is older than {@code wait}.
+ *   <li><b>Every grant</b> carries a previous mark of at least the recorded mark, and, for an id whose lease expired
+ *       rather than being released, at least store now + the caller's borrowing bound (see
+ *       {@link WorkerIdAssigner#acquire(long, Duration)}). A released id carries the exact mark its holder reported
+ *       when it stopped.
+ *   <li><b>Silence:</b> every command has a timeout, commands fail at once while disconnected
+ *       ({@code REJECT_COMMANDS}), and the client reconnects at most 500 ms apart, so a holder fences within its TTL
+ *       and resumes soon after Redis is back.
+ * </ul>
+ * The price of a restart or failover is one {@code wait} without ids for every holder of the pool, and the first
+ * start of a new pool pays it once too: Redis cannot tell a new pool from a forgotten one. It is logged at INFO, and
+ * a non-zero acquire timeout is extended to cover it.
  *
- * <p>Commands fail at once while disconnected ({@code REJECT_COMMANDS}) and time out after
- * {@link Builder#commandTimeout(Duration)}, so a renewal never hangs past the lease. After a Redis restart
- * {@code EVALSHA} answers {@code NOSCRIPT}; the script is then sent with {@code EVAL}, which caches it again.
+ * <h2>Persistence</h2>
+ * For leases, the persistence setting decides availability, never uniqueness, and less than one might think: Redis
+ * cannot prove that what it reloaded is its latest state, so every restart starts a new generation and costs one
+ * {@code wait}, whether it kept its data with {@code appendonly yes} and {@code appendfsync always}, with
+ * {@code everysec} (which may lose the last second), from RDB snapshots (an older state), or kept nothing. What a
+ * kept data set still buys: released ids keep their exact marks until the restart, and {@code meta.next} keeps a new
+ * generation from walking through old records. The segment store is different: it relies on its counters surviving,
+ * see {@link RedisSegmentStore}. Use {@code maxmemory-policy noeviction} or a {@code volatile-*} policy (lease keys
+ * have no TTL); an {@code allkeys-*} policy that evicts lease keys costs waits like a restart. Do not replace the
+ * data set without a restart ({@code DEBUG RELOAD}, a {@code RESTORE} of old keys): that is a rollback Redis does not
+ * reveal. Every process of a pool should use the same worker-id range and borrowing bound.
+ *
+ * <p>Commands fail at once while disconnected and time out after {@link Builder#commandTimeout(Duration)}, so a
+ * renewal never hangs past the lease. After a Redis restart {@code EVALSHA} answers {@code NOSCRIPT}; the script is
+ * then sent with {@code EVAL}, which caches it again. Needs Redis 5.0 or later (checked when built) with
+ * {@code INFO} and {@code TIME} callable from scripts (not renamed away). The assigner
+ * logs one INFO line per lease acquired or released, naming the space, the worker id and the store (scheme, host,
+ * port and database only: never the password); failures go to the caller, which logs them.
  */
 public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
@@ -59,12 +111,16 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "gene-id";
-  /** How long worker ids of unknown history wait beyond one TTL (borrowed time and clock skew). */
-  static final Duration UNKNOWN_HISTORY_SLACK = Duration.ofSeconds(2);
+  /**
+   * The margin for clock skew between holders and Redis added to the wait for worker ids of unknown history
+   * (beyond one TTL and the caller's borrowing bound).
+   */
+  static final Duration UNKNOWN_HISTORY_MARGIN = Duration.ofSeconds(2);
 
   static final Script ACQUIRE = Script.load("lease-acquire.lua");
   private static final Script RENEW = Script.load("lease-renew.lua");
   private static final Script RELEASE = Script.load("lease-release.lua");
+  private static final SecureRandom RANDOM = new SecureRandom();
 
   private final String space;
   private final long minWorkerId;
@@ -72,11 +128,12 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final Duration ttl;
   private final Duration acquireTimeout;
   private final String owner;
-  private final String[] keys;
+  private final String metaKey;
+  private final String indexKey;
+  private final String recordPrefix;
   private final String description;
-  private final @Nullable RedisClient ownedClient;
+  private final RedisConnections.@Nullable Owned owned;
   private final StatefulRedisConnection<String, String> connection;
-  private final boolean ownsConnection;
 
   private RedisWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
@@ -86,35 +143,39 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     this.acquireTimeout = lease.acquireTimeout();
     this.owner = lease.owner();
     String base = b.keyPrefix + ":lease:{" + space + "}:";
-    this.keys = new String[] {base + "expiry", base + "holder", base + "token", base + "mark", base + "meta"};
+    this.metaKey = base + "meta";
+    this.indexKey = base + "expiry";
+    this.recordPrefix = base + "w:";
     Duration timeout = b.commandTimeout != null ? b.commandTimeout
         : Duration.ofMillis(Math.max(100, Math.min(ttl.toMillis() / 3, 5_000)));
     if (b.connection != null) {
-      this.ownedClient = null;
+      this.owned = null;
       this.connection = b.connection;
-      this.ownsConnection = false;
-      this.description = "Redis connection " + b.connection;
+      this.description = "connection " + b.connection;
+      if (b.commandTimeout != null) {
+        connection.setTimeout(timeout);
+      }
     } else {
       RedisURI uri = RedisURI.create(Objects.requireNonNull(b.redisUri, "redisUri or connection is required"));
-      this.description = "Redis at " + uri.toURI().toString().replaceAll("//[^@/]*@", "//***@");
-      uri.setTimeout(timeout);
-      RedisClient client = RedisClient.create(uri);
-      client.setOptions(ClientOptions.builder()
-          .autoReconnect(true)
-          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-          .build());
+      this.description = RedisConnections.describe(uri);
       try {
-        this.connection = client.connect();
+        this.owned = RedisConnections.connect(uri, timeout);
       } catch (RedisException e) {
-        client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
-        throw new GeneIdException("cannot reach the worker-id lease store, " + description + ": " + e.getMessage(),
-            e);
+        throw new GeneIdException("cannot reach the worker-id lease store, Redis at " + description + ": "
+            + e.getMessage(), e);
       }
-      this.ownedClient = client;
-      this.ownsConnection = true;
+      this.connection = owned.connection();
     }
-    if (b.commandTimeout != null || ownsConnection) {
-      connection.setTimeout(timeout);
+    try {
+      RedisConnections.checkedServerInfo(connection.sync(), "the worker-id lease store, Redis at " + description
+          + ",");
+    } catch (RedisException e) {
+      close();
+      throw new GeneIdException("cannot reach the worker-id lease store, Redis at " + description + ": "
+          + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      close();
+      throw e;
     }
   }
 
@@ -133,38 +194,57 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     return ttl;
   }
 
-  /** The Redis keys of this pool (expiry, holder, token, mark, meta). */
+  /** The Redis keys of this pool: the meta hash, the expiry index and the prefix of the per-worker-id records. */
   public List<String> keys() {
-    return List.of(keys);
+    return List.of(metaKey, indexKey, recordPrefix);
   }
 
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
+    long slack = Math.max(0, borrowSlack.toMillis());
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
+    boolean told = false;
     for (;;) {
-      List<Object> reply = run(ACQUIRE, owner, Long.toString(ttl.toMillis()), Long.toString(range[0]),
-          Long.toString(range[1]), Long.toString(UNKNOWN_HISTORY_SLACK.toMillis()));
+      long token = newToken();
+      long sent = System.nanoTime();
+      List<Object> reply = run(ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
+          Long.toString(ttl.toMillis()), Long.toString(range[0]), Long.toString(range[1]), Long.toString(slack),
+          Long.toString(UNKNOWN_HISTORY_MARGIN.toMillis()), Long.toString(token), newGeneration());
       if ("ok".equals(reply.get(0))) {
         WorkerLease lease = new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
             instant(reply, 3), instant(reply, 4));
-        LOG.info("leased worker id {} of space '{}' from {} until {} (store time)", lease.workerId(), space,
-            description, lease.expiresAt());
+        LOG.info("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
+            lease.workerId(), space, description, lease.expiresAt(), lease.previousHighWaterMark());
         return lease;
       }
-      // busy: size, unknown count, unknown usable at, then (id, owner, expiry) triples
-      long unknown = num(reply, 2);
-      long usableAt = num(reply, 3);
+      // busy: now, unknown-history ids free at (0: none), generation born, then (id, owner, free at) triples
+      long now = num(reply, 1);
+      long unknownFree = num(reply, 2);
+      long born = num(reply, 3);
+      if (unknownFree > 0 && !acquireTimeout.isZero()) {
+        // never let the default timeout fail the first start of a new pool (or the first after a restart)
+        deadline = Math.max(deadline, sent + TimeUnit.MILLISECONDS.toNanos(unknownFree - now + 50));
+        if (!told) {
+          told = true;
+          LOG.info("worker ids of space '{}' at {} have no known history since {} (a new pool, or the store "
+              + "restarted, failed over or lost keys): they become usable at {}, one TTL ({}) + {} ms borrowing "
+              + "+ {} ms clock margin later, when any earlier holder must have stopped; waiting", space, description,
+              Instant.ofEpochMilli(born), Instant.ofEpochMilli(unknownFree), ttl, slack,
+              UNKNOWN_HISTORY_MARGIN.toMillis());
+        }
+      }
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
         List<String> holders = new ArrayList<>();
         for (int i = 4; i + 2 < reply.size(); i += 3) {
           holders.add(reply.get(i) + " by " + reply.get(i + 1) + " until " + instant(reply, i + 2));
         }
-        String detail = unknown == 0 ? "" : " (" + unknown + " of them have an unknown history after the store lost"
-            + " its data, and become usable at " + Instant.ofEpochMilli(usableAt) + ")";
-        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, detail + " in " + description
-            + " after waiting " + acquireTimeout.toMillis() + " ms");
+        String detail = unknownFree == 0 ? "" : " (worker ids without a known history since "
+            + Instant.ofEpochMilli(born) + ", when the pool was new or the store restarted, failed over or lost keys,"
+            + " become usable at " + Instant.ofEpochMilli(unknownFree) + ")";
+        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, detail + " in Redis at "
+            + description + " after waiting " + acquireTimeout.toMillis() + " ms");
       }
       WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
     }
@@ -172,42 +252,59 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
-    List<Object> reply = run(RENEW, Long.toString(lease.workerId()), Long.toString(lease.token()),
-        Long.toString(ttl.toMillis()), Long.toString(highWaterMark.toEpochMilli()));
+    String id = Long.toString(lease.workerId());
+    List<Object> reply = run(RENEW, new String[] {metaKey, indexKey, recordPrefix + id}, id,
+        Long.toString(lease.token()), Long.toString(ttl.toMillis()), Long.toString(highWaterMark.toEpochMilli()));
     if (!"ok".equals(reply.get(0))) {
       String held = String.valueOf(reply.get(1));
+      String why = switch (held) {
+        case "generation" -> "the store restarted, failed over or lost the pool's meta since it was granted, so "
+            + "every worker id of the pool has an unknown history again";
+        case "" -> "the store has no lease for it (released, or the store lost its data)";
+        default -> "it was taken over (token " + held + ")";
+      };
       throw new WorkerLeaseLostException(space, lease.workerId(), "worker id " + lease.workerId() + " of space '"
-          + space + "' is no longer leased under token " + lease.token() + " in " + description + ": "
-          + (held.isEmpty() ? "the store has no lease for it (released, or the store lost its data)"
-              : "it was taken over (token " + held + ")"), null);
+          + space + "' is no longer leased under token " + lease.token() + " in Redis at " + description + ": "
+          + why, null);
     }
     return lease.renewed(instant(reply, 1), instant(reply, 2));
   }
 
   @Override
   public void release(WorkerLease lease, Instant highWaterMark) {
-    List<Object> reply = run(RELEASE, Long.toString(lease.workerId()), Long.toString(lease.token()),
-        Long.toString(highWaterMark.toEpochMilli()));
+    String id = Long.toString(lease.workerId());
+    List<Object> reply = run(RELEASE, new String[] {metaKey, indexKey, recordPrefix + id}, id,
+        Long.toString(lease.token()), Long.toString(highWaterMark.toEpochMilli()));
     if ("ok".equals(reply.get(0))) {
-      LOG.info("released worker id {} of space '{}' with high-water mark {}", lease.workerId(), space,
-          highWaterMark);
+      LOG.info("released worker id {} of space '{}' at {} with high-water mark {}", lease.workerId(), space,
+          description, highWaterMark);
     } else {
-      LOG.warn("worker id {} of space '{}' was not released: it is no longer leased under token {}",
-          lease.workerId(), space, lease.token());
+      LOG.warn("worker id {} of space '{}' at {} was not released: it is no longer leased under token {}",
+          lease.workerId(), space, description, lease.token());
     }
   }
 
   @Override
   public void close() {
-    if (ownsConnection) {
-      connection.close();
-    }
-    if (ownedClient != null) {
-      ownedClient.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+    if (owned != null) {
+      owned.close();
     }
   }
 
-  List<Object> run(Script script, String... args) {
+  /** A random non-zero fencing token: never repeats across the store's history, whatever the store forgets. */
+  static long newToken() {
+    long token;
+    do {
+      token = RANDOM.nextLong();
+    } while (token == 0);
+    return token;
+  }
+
+  private static String newGeneration() {
+    return String.format("%016x", RANDOM.nextLong());
+  }
+
+  List<Object> run(Script script, String[] keys, String... args) {
     RedisCommands<String, String> commands = connection.sync();
     Object reply;
     try {
@@ -218,7 +315,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
         reply = commands.eval(script.body, ScriptOutputType.MULTI, keys, args);
       }
     } catch (RedisException e) {
-      throw new GeneIdException("the worker-id lease store, " + description + ", failed on " + script.name
+      throw new GeneIdException("the worker-id lease store, Redis at " + description + ", failed on " + script.name
           + " for space '" + space + "': " + e.getMessage(), e);
     }
     if (reply instanceof List) {
@@ -227,6 +324,10 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       return list;
     }
     return List.of(String.valueOf(reply));
+  }
+
+  String recordPrefix() {
+    return recordPrefix;
   }
 
   private static long num(List<Object> reply, int index) {
@@ -240,8 +341,8 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   @Override
   public String toString() {
     return "RedisWorkerIdAssigner[space=" + space + ", pool=[" + minWorkerId + ", "
-        + (maxWorkerId == Integer.MAX_VALUE ? "layout max" : maxWorkerId) + "], ttl=" + ttl + ", " + description
-        + "]";
+        + (maxWorkerId == Integer.MAX_VALUE ? "layout max" : maxWorkerId) + "], ttl=" + ttl + ", Redis at "
+        + description + "]";
   }
 
   /** A Lua script from the class path with its SHA-1. */
@@ -266,12 +367,21 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       }
     }
 
+    private static String common() throws IOException {
+      try (InputStream in = RedisWorkerIdAssigner.class.getResourceAsStream("lease-common.lua")) {
+        if (in == null) {
+          throw new IllegalStateException("missing resource io/geneid/redis/lease-common.lua");
+        }
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
+      }
+    }
+
     static Script load(String name) {
       try (InputStream in = RedisWorkerIdAssigner.class.getResourceAsStream(name)) {
         if (in == null) {
           throw new IllegalStateException("missing resource io/geneid/redis/" + name);
         }
-        return of(name, new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        return of(name, common() + new String(in.readAllBytes(), StandardCharsets.UTF_8));
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
@@ -298,8 +408,10 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
 
     /**
-     * An existing connection (String codec), not closed by the assigner. Configure it with
-     * {@code DisconnectedBehavior.REJECT_COMMANDS} and a command timeout well below the TTL.
+     * An existing connection (String codec), not closed by the assigner. Configure it as an assigner built from a URI
+     * configures its own: {@code DisconnectedBehavior.REJECT_COMMANDS}, a command timeout well below the TTL, and a
+     * capped reconnect delay ({@code ClientResources.reconnectDelay}, e.g. at most 500 ms; Lettuce's default grows to
+     * 30 s and keeps a holder fenced that long after Redis is back).
      */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");

@@ -1,69 +1,162 @@
--- gene-id worker-id lease: acquire the least recently used free worker id of a pool.
--- KEYS: 1 expiries (zset id -> expiry ms), 2 holders (hash id -> owner), 3 tokens (hash id -> token),
---       4 marks (hash id -> high-water mark ms), 5 meta (hash: born, seq)
--- ARGV: 1 owner, 2 ttl ms, 3 lowest id, 4 highest id, 5 unknown-history slack ms
--- Every number crosses the Lua boundary as a string; times come from the Redis server.
+-- gene-id worker-id lease: lease a free worker id of a pool. The work per call is bounded by constants, never by
+-- the size of the pool (worker ids may be 28 bits wide): never-used ids come from meta.next, reused ids from the
+-- least recently used end of the index, and a lost index is rebuilt a chunk per call from the records of the ids
+-- granted so far.
+-- KEYS: 1 meta, 2 expiry index (see lease-common.lua)
+-- ARGV: 1 record key prefix (<prefix>:lease:{<space>}:w:), 2 owner, 3 ttl ms, 4 lowest id, 5 highest id,
+--       6 borrow slack ms (how far ahead of its clock a holder may issue), 7 clock-skew margin ms,
+--       8 token (random 64 bits, decimal), 9 generation id to use if a new generation starts
 -- Reply: {'ok', id, token, previous mark, expiry, now}
---     or {'busy', pool size, unknown count, unknown usable at, id, owner, expiry, id, owner, expiry, ...}
-local function str(n) return string.format('%.0f', n) end
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local owner, ttl = ARGV[1], tonumber(ARGV[2])
-local lo, hi, slack = tonumber(ARGV[3]), tonumber(ARGV[4]), tonumber(ARGV[5])
+--     or {'busy', now, unknown-history ids free at (0: none waiting), generation born, then up to 16 triples
+--         id, owner (or 'unknown history'), free at}
+local base, owner, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
+local lo, hi = tonumber(ARGV[4]), tonumber(ARGV[5])
+local slack, margin = tonumber(ARGV[6]), tonumber(ARGV[7])
+local token, newGen = ARGV[8], ARGV[9]
+-- a worker id of unknown history may still be in use by a holder that has not noticed yet: that holder stops within
+-- one TTL (its renewal fails) and issued at most 'slack' ahead of its clock, which may differ from ours by 'margin'
+local wait = ttl + slack + margin
+local PROBES, CANDIDATES, REBUILD, SHOWN = 256, 64, 1000, 16
 
--- 'born': when this pool's records started. A store that lost its data (restart without persistence, eviction,
--- flush) starts a new one, and worker ids without a record then have an unknown last holder, who may still be
--- issuing until it fails to renew: they wait until born + ttl + slack, and that instant is their mark.
-local born = redis.call('HGET', KEYS[5], 'born')
-if born then
-  born = tonumber(born)
-else
-  born = now
-  redis.call('HSET', KEYS[5], 'born', str(now))
+local g, m = generation()
+if not g then
+  -- a new generation: the server restarted (perhaps from older files), failed over, or the meta hash was lost.
+  -- Records written before now have an unknown history; ids that have none wait the same.
+  local known = m[1] and true or false
+  g = {born = now, gen = newGen, next = known and tonumber(m[4] or '0') or 0,
+    count = known and tonumber(m[5] or '0') or 0, scan = nil}
+  redis.call('HSET', META, 'born', str(now), 'gen', newGen, 'runid', runid)
 end
-local unknownUsableAt = born + ttl + slack
+local unknownAt = g.born + wait
+local unknownFree = nil
 
-local function grant(id, previous)
-  local token = str(redis.call('HINCRBY', KEYS[5], 'seq', 1))
+local function saveMeta()
+  redis.call('HSET', META, 'next', str(g.next), 'count', str(g.count))
+  if g.scan then redis.call('HSET', META, 'scan', str(g.scan)) else redis.call('HDEL', META, 'scan') end
+end
+
+local function sawUnknown(at)
+  if at > now and (not unknownFree or at < unknownFree) then unknownFree = at end
+end
+
+-- What a worker id's record says: nil if it has none, else {freeAt, prev}: when it may be granted and the previous
+-- mark a grant then carries.
+local function look(id)
+  local key = base .. id
+  local r = redis.call('HMGET', key, 'owner', 'token', 'mark', 'expiry', 'gen', 'unknownSince')
+  if not (r[1] or r[2] or r[3] or r[4] or r[5] or r[6]) then return nil end
+  local mark = tonumber(r[3] or '0') or 0
+  local since = nil
+  if r[5] ~= g.gen then
+    since = g.born -- written before the generation started: whoever held it may still issue until it notices
+  elseif r[6] then
+    since = tonumber(r[6]) -- its record was lost once
+  elseif not r[3] or not r[4] then
+    since = now -- part of the record is missing
+    redis.call('HSET', key, 'unknownSince', str(now))
+  end
+  if since then
+    local freeAt = math.max(since + wait, tonumber(r[4] or '0') or 0)
+    sawUnknown(freeAt)
+    return {freeAt = freeAt, prev = math.max(mark, freeAt, now + slack)}
+  end
+  if r[2] then
+    -- leased, perhaps expired: its holder may have issued up to its mark, or (borrowing) up to its clock + slack
+    return {freeAt = tonumber(r[4]), prev = math.max(mark, now + slack)}
+  end
+  return {freeAt = tonumber(r[4]), prev = mark} -- released with the exact mark its holder reached
+end
+
+local function grant(id, prev)
+  local key = base .. id
   local expiry = now + ttl
-  redis.call('ZADD', KEYS[1], str(expiry), id)
-  redis.call('HSET', KEYS[2], id, owner)
-  redis.call('HSET', KEYS[3], id, token)
-  redis.call('HSET', KEYS[4], id, previous)
-  return {'ok', id, token, previous, str(expiry), str(now)}
+  saveMeta()
+  redis.call('DEL', key)
+  redis.call('HSET', key, 'owner', owner, 'token', token, 'mark', str(prev), 'expiry', str(expiry), 'gen', g.gen)
+  redis.call('ZADD', INDEX, str(expiry), id)
+  return {'ok', id, token, str(prev), str(expiry), str(now)}
 end
 
-local scores = {}
-local entries = redis.call('ZRANGE', KEYS[1], 0, -1, 'WITHSCORES') -- ascending expiry: least recently used first
-for i = 1, #entries, 2 do scores[entries[i]] = tonumber(entries[i + 1]) end
+local function forget(id)
+  -- granted once, and nothing about it is left: its history is unknown from now on
+  redis.call('HSET', base .. id, 'unknownSince', str(now), 'gen', g.gen)
+  redis.call('ZADD', INDEX, str(now + wait), id)
+  sawUnknown(now + wait)
+end
 
--- 1. worker ids never used since the pool's records started: least recently used of all
-local unknown = 0
-for n = lo, hi do
+-- 1. The index lost entries (eviction, DEL): rebuild it from the records of the ids granted so far, a chunk per call.
+if not g.scan and redis.call('ZCARD', INDEX) < g.count then g.scan = lo end
+if g.scan then
+  local from = math.max(g.scan, lo)
+  local last = math.min(g.next - 1, hi)
+  local stop = math.min(from + REBUILD - 1, last)
+  for n = from, stop do
+    local id = str(n)
+    if not redis.call('ZSCORE', INDEX, id) then
+      local r = look(id)
+      if r then redis.call('ZADD', INDEX, str(r.freeAt), id) else forget(id) end
+    end
+  end
+  if stop >= last then
+    g.scan = nil
+    g.count = redis.call('ZCARD', INDEX)
+  else
+    g.scan = stop + 1
+  end
+end
+
+-- 2. A worker id never granted in this generation. Its record, if it has one (the meta hash was lost), tells its
+-- history; without one it is free once every holder from before the generation must have stopped.
+local n = math.max(g.next, lo)
+local probes = 0
+while n <= hi and probes < PROBES do
   local id = str(n)
-  if not scores[id] then
-    if now >= unknownUsableAt then return grant(id, str(unknownUsableAt)) end
-    unknown = unknown + 1
+  local r = look(id)
+  if not r then
+    if now >= unknownAt then
+      g.next = n + 1
+      g.count = g.count + 1
+      return grant(id, unknownAt)
+    end
+    sawUnknown(unknownAt)
+    break
+  end
+  redis.call('ZADD', INDEX, str(r.freeAt), id)
+  g.count = g.count + 1
+  n = n + 1
+  g.next = n
+  probes = probes + 1
+end
+
+-- 3. The least recently used worker id whose lease ended, looked for in a bounded window of the index.
+local candidates = redis.call('ZRANGEBYSCORE', INDEX, '-inf', str(now), 'LIMIT', 0, CANDIDATES)
+for _, id in ipairs(candidates) do
+  local k = tonumber(id)
+  if k and k >= lo and k <= hi then
+    local r = look(id)
+    if not r then
+      forget(id)
+    elseif r.freeAt <= now then
+      return grant(id, r.prev)
+    else
+      redis.call('ZADD', INDEX, str(r.freeAt), id) -- the index was behind its record
+    end
   end
 end
 
--- 2. expired or released worker ids, the least recently used first
-for i = 1, #entries, 2 do
-  local id, n = entries[i], tonumber(entries[i])
-  if n >= lo and n <= hi and scores[id] < now then
-    local mark = redis.call('HGET', KEYS[4], id)
-    -- a record without a mark lost part of its data: its holder issued nothing after its expiry (now)
-    return grant(id, mark or str(now))
-  end
-end
-
-local reply = {'busy', str(hi - lo + 1), str(unknown), str(unknownUsableAt)}
-for i = 1, #entries, 2 do
-  local id, n = entries[i], tonumber(entries[i])
-  if n >= lo and n <= hi then
-    reply[#reply + 1] = id
-    reply[#reply + 1] = redis.call('HGET', KEYS[2], id) or '?'
-    reply[#reply + 1] = str(scores[id])
+-- 4. Busy: say when something frees up and who holds the first ids to do so (at most SHOWN of them).
+saveMeta()
+local reply = {'busy', str(now), str(unknownFree or 0), str(g.born)}
+local next = redis.call('ZRANGEBYSCORE', INDEX, '(' .. str(now), '+inf', 'WITHSCORES', 'LIMIT', 0, SHOWN)
+for i = 1, #next, 2 do
+  local k = tonumber(next[i])
+  if k and k >= lo and k <= hi then
+    local w = redis.call('HMGET', base .. next[i], 'owner', 'gen', 'unknownSince')
+    local who = w[1] or 'nobody'
+    if w[2] ~= g.gen or w[3] then who = 'unknown history' end
+    reply[#reply + 1] = next[i]
+    reply[#reply + 1] = who
+    reply[#reply + 1] = next[i + 1]
   end
 end
 return reply

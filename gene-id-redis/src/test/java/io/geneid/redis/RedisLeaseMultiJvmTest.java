@@ -23,7 +23,9 @@ class RedisLeaseMultiJvmTest {
       Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", store.prefix, "space", space, "worker-id-max", "2", "lease-ttl", "1s",
           "lease-acquire-timeout", "3s");
-      LeaseMultiJvm.Result r = LeaseMultiJvm.run("redis", props, 4, Duration.ofSeconds(16), Duration.ofSeconds(5),
+      // the pause comes 9 s in: the other three JVMs must be running and competing by then, and a JVM may take
+      // several seconds to start on a loaded machine
+      LeaseMultiJvm.Result r = LeaseMultiJvm.run("redis", props, 4, Duration.ofSeconds(20), Duration.ofSeconds(9),
           Duration.ofMillis(2500), dir);
       System.out.println("multi-JVM Redis: " + r);
       assertThat(r.duplicates()).as("duplicate ids").isZero();

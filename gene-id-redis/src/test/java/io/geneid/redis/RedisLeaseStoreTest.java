@@ -47,15 +47,37 @@ class RedisLeaseStoreTest {
   @Test
   void aPoolWithoutRecordsWaitsOneTtlPlusSlackBecauseItsHistoryIsUnknown() {
     String space = space();
+    Duration borrow = Duration.ofMillis(300);
     try (RedisWorkerIdAssigner a = assigner(space).owner("early").build()) {
-      assertThatThrownBy(() -> a.acquire(255))
+      assertThatThrownBy(() -> a.acquire(255, borrow))
           .hasMessageStartingWith("no free worker id in space '" + space + "': all 4 worker ids of the pool [0, 3] "
-              + "are taken (4 of them have an unknown history after the store lost its data, and become usable at ");
+              + "are taken (worker ids without a known history since ")
+          .hasMessageContaining(", when the pool was new or the store restarted, failed over or lost keys, become "
+              + "usable at ")
+          .hasMessageContaining(") in Redis at redis://127.0.0.1:6379/0 after waiting 0 ms");
     }
     long born = Long.parseLong(store.redis().hget(store.leaseKey(space, "meta"), "born"));
-    try (RedisWorkerIdAssigner a = assigner(space).acquireTimeout(Duration.ofSeconds(10)).build()) {
-      WorkerLease lease = a.acquire(255);
-      long usableAt = born + 1_000 + RedisWorkerIdAssigner.UNKNOWN_HISTORY_SLACK.toMillis();
+    // the default acquire timeout (2 x TTL = 2 s) is shorter than the wait (3.3 s): it is extended, not failed
+    try (RedisWorkerIdAssigner a = RedisWorkerIdAssigner.builder().redisUri(TestRedis.URI).keyPrefix(store.prefix)
+        .space(space).ttl(Duration.ofSeconds(1)).workerIds(0, 3).build()) {
+      java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
+      java.io.PrintStream stderr = System.err;
+      WorkerLease lease;
+      System.setErr(new java.io.PrintStream(err, true, java.nio.charset.StandardCharsets.UTF_8));
+      try {
+        lease = a.acquire(255, borrow);
+      } finally {
+        System.setErr(stderr);
+      }
+      long usableAt = born + 1_000 + borrow.toMillis() + RedisWorkerIdAssigner.UNKNOWN_HISTORY_MARGIN.toMillis();
+      // the first start says once, at INFO, what it waits for and until when
+      assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
+          .containsOnlyOnce("INFO io.geneid.redis.RedisWorkerIdAssigner - worker ids of space '" + space + "' at "
+              + "redis://127.0.0.1:6379/0 have no known history since " + Instant.ofEpochMilli(born) + " (a new pool, "
+              + "or the store restarted, failed over or lost keys): they become usable at "
+              + Instant.ofEpochMilli(usableAt) + ", one TTL (PT1S) + 300 ms borrowing + 2000 ms clock margin later, "
+              + "when any earlier holder must have stopped; waiting")
+          .contains("acquired worker id 0 of space '" + space + "' at redis://127.0.0.1:6379/0 until ");
       assertThat(lease.previousHighWaterMark().toEpochMilli()).isEqualTo(usableAt);
       assertThat(System.currentTimeMillis()).isGreaterThanOrEqualTo(usableAt - 50); // server and client share a host
     } finally {
@@ -82,7 +104,7 @@ class RedisLeaseStoreTest {
       }
       assertThat(g.leasesLost()).isEqualTo(1);
       assertThatThrownBy(g::nextId).hasMessageContaining("its lease was lost at")
-          .hasMessageContaining("the store has no lease for it (released, or the store lost its data)");
+          .hasMessageContaining("the store restarted, failed over or lost the pool's meta since it was granted");
       while (!g.isIssuing() && System.nanoTime() < deadline) {
         Thread.sleep(10);
       }
@@ -108,7 +130,9 @@ class RedisLeaseStoreTest {
       RedisWorkerIdAssigner.Script uncached = RedisWorkerIdAssigner.Script.of("lease-acquire.lua",
           "-- " + System.nanoTime() + "\n" + RedisWorkerIdAssigner.ACQUIRE.body);
       assertThat(store.redis().scriptExists(uncached.sha)).containsExactly(false);
-      List<Object> reply = a.run(uncached, "noscript", "1000", "0", "3", "2000");
+      List<Object> reply = a.run(uncached, new String[] {store.leaseKey(space, "meta"),
+          store.leaseKey(space, "expiry")}, a.recordPrefix(), "noscript", "1000", "0", "3", "10", "2000", "12345",
+          "g1");
       assertThat(reply.get(0)).isEqualTo("ok");
       assertThat(store.redis().scriptExists(uncached.sha)).containsExactly(true);
     } finally {
@@ -125,7 +149,37 @@ class RedisLeaseStoreTest {
     int dead = port;
     assertThatThrownBy(() -> RedisWorkerIdAssigner.builder().redisUri("redis://127.0.0.1:" + dead).build())
         .isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:" + dead + ": ");
+        .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:" + dead + "/0: ");
+  }
+
+  /** Issue 11 scenario 10: a Redis older than 5.0 is refused when the assigner is built, with a clear message. */
+  @Test
+  void aRedisOlderThanFiveIsRefusedByVersion() {
+    String what = "the worker-id lease store, Redis at redis://10.0.0.1:6379/0,";
+    assertThatThrownBy(() -> RedisConnections.checkVersion("4.0.14", what)).isInstanceOf(GeneIdException.class)
+        .hasMessage(what + " runs Redis 4.0.14; gene-id needs Redis 5.0 or later (its lease scripts read the "
+            + "server's clock and run id before they write, which older servers refuse or replicate wrongly). "
+            + "Upgrade Redis or use another store");
+    assertThatThrownBy(() -> RedisConnections.checkVersion("3.2", what)).hasMessageContaining("runs Redis 3.2;");
+    assertThatThrownBy(() -> RedisConnections.checkVersion(null, what))
+        .hasMessage(what + " did not report its version (INFO server has no redis_version)");
+    assertThatThrownBy(() -> RedisConnections.checkVersion("unstable", what))
+        .hasMessage(what + " reports a version gene-id cannot read: redis_version unstable");
+    RedisConnections.checkVersion("5.0.0", what);
+    RedisConnections.checkVersion("7.0.15", what);
+    RedisConnections.checkVersion("10.2.1", what);
+    String info = "# Server\r\nredis_version:4.0.9\r\nrun_id:abc\r\n";
+    assertThat(RedisConnections.infoField(info, "redis_version")).isEqualTo("4.0.9");
+    assertThat(RedisConnections.infoField(info, "run_id")).isEqualTo("abc");
+  }
+
+  @Test
+  void theStoreIsDescribedWithoutItsPassword() {
+    assertThat(RedisConnections.describe(io.lettuce.core.RedisURI.create("redis://:s3cret@10.0.0.1:6380/2")))
+        .isEqualTo("redis://10.0.0.1:6380/2");
+    try (RedisWorkerIdAssigner a = assigner(space()).build()) {
+      assertThat(a.toString()).contains("Redis at redis://127.0.0.1:6379/0").doesNotContain("@");
+    }
   }
 
   @Test
@@ -140,7 +194,7 @@ class RedisLeaseStoreTest {
       assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(g);
       assertThat(((LeasedGeneGenerator) g).workerId()).isEqualTo(8);
       assertThat(g.geneBits()).isEqualTo(4);
-      assertThat(store.redis().zscore(store.leaseKey(space, "expiry"), "8")).isNotNull();
+      assertThat(store.redis().hget(store.workerKey(space, 8), "owner")).isNotNull();
     } finally {
       ((LeasedGeneGenerator) g).close();
       store.forgetPool(space);

@@ -19,7 +19,8 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
   }
 
   private RedisSegmentStore store(String uri) {
-    return track(RedisSegmentStore.builder(uri).keyPrefix(redis.prefix).timeout(Duration.ofMillis(500)).build());
+    return track(RedisSegmentStore.builder(uri).keyPrefix(redis.prefix).timeout(Duration.ofMillis(500))
+        .allowWithoutPersistence(true).build());
   }
 
   @Override

@@ -6,11 +6,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.Segment;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * What only the Redis segment store does: its key, its checks of the counter, its connection handling. The store's
@@ -28,7 +30,9 @@ class RedisSegmentStoreTest {
   }
 
   private RedisSegmentStore store() {
-    RedisSegmentStore store = RedisSegmentStore.builder(TestRedis.URI).keyPrefix(redis.prefix).build();
+    // the shared CI Redis keeps nothing on disk
+    RedisSegmentStore store = RedisSegmentStore.builder(TestRedis.URI).keyPrefix(redis.prefix)
+        .allowWithoutPersistence(true).build();
     stores.add(store);
     return store;
   }
@@ -72,10 +76,35 @@ class RedisSegmentStoreTest {
 
   @Test
   void aStoreOverAnExistingConnectionLeavesItOpen() {
-    RedisSegmentStore store = RedisSegmentStore.builder(redis.connection()).keyPrefix(redis.prefix).build();
+    RedisSegmentStore store = RedisSegmentStore.builder(redis.connection()).keyPrefix(redis.prefix)
+        .allowWithoutPersistence(true).build();
     assertThat(store.nextSegment("shared", 3)).isEqualTo(new Segment(1, 3));
     store.close();
     assertThat(redis.connection().isOpen()).isTrue();
+  }
+
+  /**
+   * Issue 11 scenario 14: segments on a Redis that keeps nothing on disk gave 101,021 duplicate ids between two JVMs
+   * after a restart. Such a store is refused unless the user opts in by name.
+   */
+  @Test
+  void aRedisThatKeepsNothingOnDiskIsRefusedUnlessTheUserOptsIn(@TempDir Path dir) {
+    try (PrivateRedis none = PrivateRedis.start(dir.resolve("none"), PrivateRedis.Persistence.NONE)) {
+      String where = "redis://127.0.0.1:" + none.port() + "/0";
+      assertThatThrownBy(() -> RedisSegmentStore.builder(none.uri()).build()).isInstanceOf(GeneIdException.class)
+          .hasMessage("the Redis segment store at " + where + " keeps nothing on disk (appendonly no, save \"\"): "
+              + "after a restart of Redis its counters start again from zero, and two processes (or one restarted) "
+              + "would issue the same segment values, so duplicate ids. Turn on appendonly yes (appendfsync always "
+              + "or everysec) on the server, use the JDBC segment store, or accept the risk with "
+              + "allowWithoutPersistence(true) (property redis-allow-without-persistence=true)");
+      try (RedisSegmentStore accepted = RedisSegmentStore.builder(none.uri()).allowWithoutPersistence(true).build()) {
+        assertThat(accepted.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
+      }
+    }
+    try (PrivateRedis aof = PrivateRedis.start(dir.resolve("aof"), PrivateRedis.Persistence.AOF_EVERYSEC);
+        RedisSegmentStore store = RedisSegmentStore.builder(aof.uri()).build()) {
+      assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
+    }
   }
 
   @Test

@@ -41,7 +41,7 @@ class RedisWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContract
 
   @Override
   protected void takeOver(String space, long workerId) {
-    store.redis().hset(store.leaseKey(space, "token"), Long.toString(workerId), "999999999");
+    store.redis().hset(store.workerKey(space, workerId), "token", "999999999");
   }
 
   @Override

@@ -9,6 +9,7 @@ import io.lettuce.core.api.sync.RedisCommands;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
@@ -60,12 +61,34 @@ public final class TestRedis implements AutoCloseable {
     return leaseKey(prefix, space, part);
   }
 
+  /** The record of one worker id of the pool {@code space} under {@link #prefix} (see RedisWorkerIdAssigner). */
+  public String workerKey(String space, long workerId) {
+    return leaseKey(space, "w:" + workerId);
+  }
+
   /**
-   * Marks the pool {@code space} under {@code keyPrefix} as started an hour ago: a brand-new pool otherwise waits one
-   * TTL + 2 s before it hands out worker ids whose history it cannot know.
+   * Marks the pool {@code space} under {@code keyPrefix} as started an hour ago on this Redis run: a brand-new pool
+   * otherwise waits one TTL + the borrowing bound + 2 s before it hands out worker ids whose history it cannot know.
    */
   public void agePool(String keyPrefix, String space) {
-    redis().hset(leaseKey(keyPrefix, space, "meta"), "born", Long.toString(System.currentTimeMillis() - 3_600_000));
+    agePool(redis(), keyPrefix, space);
+  }
+
+  /** {@link #agePool(String, String)} on any Redis (e.g. a {@link PrivateRedis}). */
+  public static void agePool(RedisCommands<String, String> redis, String keyPrefix, String space) {
+    String runId = null;
+    for (String line : redis.info("server").split("\r?\n")) {
+      if (line.startsWith("run_id:")) {
+        runId = line.substring(7).trim();
+      }
+    }
+    String meta = leaseKey(keyPrefix, space, "meta");
+    String gen = redis.hget(meta, "gen");
+    if (gen == null || !String.valueOf(runId).equals(redis.hget(meta, "runid"))) {
+      gen = "aged" + ThreadLocalRandom.current().nextInt(1 << 30); // a new generation; ageing again keeps it
+    }
+    redis.hset(meta, Map.of("born", Long.toString(System.currentTimeMillis() - 3_600_000), "gen", gen, "runid",
+        String.valueOf(runId)));
   }
 
   /** {@link #agePool(String, String)} under {@link #prefix}. */
@@ -82,8 +105,10 @@ public final class TestRedis implements AutoCloseable {
 
   /** Forgets a pool under {@link #prefix}, as a Redis without persistence does on restart. */
   public void forgetPool(String space) {
-    redis().del(leaseKey(space, "expiry"), leaseKey(space, "holder"), leaseKey(space, "token"),
-        leaseKey(space, "mark"), leaseKey(space, "meta"));
+    List<String> keys = new ArrayList<>(List.of(leaseKey(space, "expiry"), leaseKey(space, "meta")));
+    ScanIterator.scan(redis(), ScanArgs.Builder.matches(leaseKey(space, "w:*")).limit(500))
+        .forEachRemaining(keys::add);
+    redis().del(keys.toArray(String[]::new));
   }
 
   /** Every key under {@link #prefix}. */

@@ -55,6 +55,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>redis-uri</td><td>e.g. {@code redis://127.0.0.1:6379/0}</td><td>required</td></tr>
  *   <tr><td>redis-key-prefix</td><td>prefix of the counter keys ({@code prefix + biz-tag})</td>
  *       <td>gene-id:segment:</td></tr>
+ *   <tr><td>redis-allow-without-persistence</td><td>accept a Redis that keeps nothing on disk (it forgets its
+ *       counters on restart, and segment values then repeat across processes)</td><td>false</td></tr>
  * </table>
  * The {@code jdbc-*} properties belong to {@code segment-store: jdbc}, the {@code redis-*} ones to {@code redis}; any
  * other property name, or a value out of range, fails start-up with a message naming it.
@@ -86,12 +88,14 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   static final String JDBC_CREATE_TABLE = "jdbc-create-table";
   static final String REDIS_URI = "redis-uri";
   static final String REDIS_KEY_PREFIX = "redis-key-prefix";
+  static final String REDIS_ALLOW_WITHOUT_PERSISTENCE = "redis-allow-without-persistence";
 
   private static final List<String> GENERATOR_PROPERTIES = List.of(SEGMENT_STORE, BIZ_TAG, GENE_BITS, MIN_STEP,
       MAX_STEP, SEGMENT_DURATION, PREFETCH_RATIO, FETCH_TIMEOUT);
   private static final List<String> JDBC_PROPERTIES = List.of(JDBC_URL, JDBC_USERNAME, JDBC_PASSWORD, JDBC_TABLE,
       JDBC_CREATE_TABLE);
-  private static final List<String> REDIS_PROPERTIES = List.of(REDIS_URI, REDIS_KEY_PREFIX);
+  private static final List<String> REDIS_PROPERTIES = List.of(REDIS_URI, REDIS_KEY_PREFIX,
+      REDIS_ALLOW_WITHOUT_PERSISTENCE);
   private static final String DEFAULT_JDBC_TABLE = "gene_id_segment";
   private static final String DEFAULT_REDIS_KEY_PREFIX = "gene-id:segment:";
   private static final int MAX_TAG_LENGTH = 128;
@@ -209,11 +213,13 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
         throw new IllegalArgumentException(TYPE + " property '" + REDIS_KEY_PREFIX + "' must not be empty");
       }
       props.put(REDIS_KEY_PREFIX, prefix);
+      props.put(REDIS_ALLOW_WITHOUT_PERSISTENCE, Boolean.toString(p.bool(REDIS_ALLOW_WITHOUT_PERSISTENCE, false)));
     }
     // the key says which store, without the password
     Map<String, String> keyProps = new TreeMap<>(props);
     keyProps.computeIfPresent(JDBC_PASSWORD, (k, v) -> "#" + Integer.toHexString(v.hashCode()));
     keyProps.remove(JDBC_CREATE_TABLE);
+    keyProps.remove(REDIS_ALLOW_WITHOUT_PERSISTENCE);
     return new SegmentStores.Config(type, type + keyProps, Map.copyOf(props));
   }
 

@@ -92,6 +92,8 @@ final class SegmentStores {
       return RedisSegmentStore.builder(props.get(GeneSegmentKeyGenerateAlgorithm.REDIS_URI))
           .keyPrefix(props.getOrDefault(GeneSegmentKeyGenerateAlgorithm.REDIS_KEY_PREFIX,
               RedisSegmentStore.DEFAULT_KEY_PREFIX))
+          .allowWithoutPersistence(Boolean.parseBoolean(
+              props.get(GeneSegmentKeyGenerateAlgorithm.REDIS_ALLOW_WITHOUT_PERSISTENCE)))
           .build();
     }
   }

@@ -142,7 +142,8 @@ class GeneSegmentKeyGenerateAlgorithmTest {
             + " jdbc-table, jdbc-create-table");
     assertThatThrownBy(() -> algorithm("segment-store", "redis", "redis-uri", NOWHERE, "step", 10))
         .hasMessage("GENE_SEGMENT has no property 'step'; allowed: segment-store, biz-tag, gene-bits, min-step,"
-            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, redis-uri, redis-key-prefix");
+            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, redis-uri, redis-key-prefix,"
+            + " redis-allow-without-persistence");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc"))
         .hasMessage("GENE_SEGMENT property 'jdbc-url' is required: a JDBC URL such as"
             + " jdbc:mariadb://127.0.0.1:3306/app");

@@ -17,6 +17,7 @@ class RedisSegmentShardingEndToEndTest extends AbstractSegmentShardingEndToEndTe
     return "segment-store: redis\n"
         + "redis-uri: " + TestRedis.URI + "\n"
         + "redis-key-prefix: \"" + redis.prefix + ":segment:\"\n"
+        + "redis-allow-without-persistence: true\n" // the shared CI Redis keeps nothing on disk
         + "min-step: 10\n"
         + "max-step: 100";
   }

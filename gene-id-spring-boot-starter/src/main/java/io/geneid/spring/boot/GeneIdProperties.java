@@ -577,6 +577,12 @@ public class GeneIdProperties {
     /** Prefix of the segment counter keys (<prefix><tag>). */
     private String segmentKeyPrefix = "gene-id:segment:";
 
+    /**
+     * Accept a segment Redis that keeps nothing on disk (appendonly no, no save points). It forgets its counters when
+     * it restarts, and processes then issue segment values that were already issued. Default: refused at start.
+     */
+    private boolean segmentAllowWithoutPersistence;
+
     public @Nullable String getUri() {
       return uri;
     }
@@ -607,6 +613,14 @@ public class GeneIdProperties {
 
     public void setSegmentKeyPrefix(String segmentKeyPrefix) {
       this.segmentKeyPrefix = segmentKeyPrefix;
+    }
+
+    public boolean isSegmentAllowWithoutPersistence() {
+      return segmentAllowWithoutPersistence;
+    }
+
+    public void setSegmentAllowWithoutPersistence(boolean segmentAllowWithoutPersistence) {
+      this.segmentAllowWithoutPersistence = segmentAllowWithoutPersistence;
     }
   }
 

@@ -78,7 +78,8 @@ class GeneIdSegmentConfiguration {
         }
         Duration timeout = redis.getTimeout() != null ? redis.getTimeout() : DEFAULT_REDIS_TIMEOUT;
         store = renamed(Map.of("timeout", GeneIdProperties.PREFIX + ".redis.timeout"),
-            () -> RedisSupport.segmentStore(uri, redis.getSegmentKeyPrefix(), timeout));
+            () -> RedisSupport.segmentStore(uri, redis.getSegmentKeyPrefix(), timeout,
+                redis.isSegmentAllowWithoutPersistence()));
         owned.add((AutoCloseable) store); // RedisSegmentStore owns its client
       }
       for (String tag : tags) {

@@ -9,8 +9,12 @@ final class RedisSupport {
 
   private RedisSupport() {}
 
-  /** The segment store at {@code gene-id.redis.uri}; it owns its client and is closed with the context. */
-  static SegmentStore segmentStore(String uri, String keyPrefix, Duration timeout) {
-    return RedisSegmentStore.builder(uri).keyPrefix(keyPrefix).timeout(timeout).build();
+  /**
+   * The segment store at {@code gene-id.redis.uri}; it owns its client and is closed with the context. A Redis that
+   * keeps nothing on disk is refused unless {@code gene-id.redis.segment-allow-without-persistence}.
+   */
+  static SegmentStore segmentStore(String uri, String keyPrefix, Duration timeout, boolean allowWithoutPersistence) {
+    return RedisSegmentStore.builder(uri).keyPrefix(keyPrefix).timeout(timeout)
+        .allowWithoutPersistence(allowWithoutPersistence).build();
   }
 }

@@ -115,7 +115,7 @@ class GeneIdLeaseTest {
     redisRunner(space, 9, owner).run(context -> {
       LeasedGeneGenerator generator = leasedBean(context, 9);
       first.set(generator);
-      assertThat(redis.redis().hget(redis.leaseKey(space, "holder"), "9")).isEqualTo(owner);
+      assertThat(redis.redis().hget(redis.workerKey(space, 9), "owner")).isEqualTo(owner);
       // JVM-shared: the same properties through WorkerIdAssigners (as a ShardingSphere key generator would pass
       // them) give this very instance
       Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
@@ -125,7 +125,7 @@ class GeneIdLeaseTest {
       assertThat(GeneIdRegistry.allShared()).contains(generator);
     });
     // closed with the context: lease released (holder gone), no more ids, out of the registry
-    assertThat(redis.redis().hexists(redis.leaseKey(space, "holder"), "9")).isFalse();
+    assertThat(redis.redis().hexists(redis.workerKey(space, 9), "owner")).isFalse();
     assertThat(first.get().isIssuing()).isFalse();
     Assertions.assertThatThrownBy(first.get()::nextId).isInstanceOf(GeneIdException.class)
         .hasMessageContaining("is closed");

@@ -121,6 +121,7 @@ class GeneIdSegmentTest {
     AtomicReference<GeneSegmentGenerators> bean = new AtomicReference<>();
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.redis.uri=" + TestRedis.URI,
         "gene-id.redis.segment-key-prefix=" + prefix, "gene-id.segment.tags=order,item",
+        "gene-id.redis.segment-allow-without-persistence=true", // the shared CI Redis keeps nothing on disk
         "gene-id.segment.min-step=50", "gene-id.gene-bits=4", "gene-id.timestamp-bits=43").run(context -> {
           assertThat(context).hasNotFailed();
           GeneSegmentGenerators segments = context.getBean(GeneSegmentGenerators.class);
