@@ -114,6 +114,8 @@ class LeasedGeneGeneratorFaultTest {
     }
     store.forgetAll(); // a restart without data: the lease is lost, the same worker id comes back
     Await.until(() -> g.leasesAcquired() == 2 && g.isIssuing(), Duration.ofSeconds(5), "the worker id re-acquired");
+    assertThat(g.workerId()).isZero();
+    clock.advance(4_000); // time enough for 3000 more ids within the borrowing bound
     long duplicates = 0;
     for (int i = 0; i < 3_000; i++) {
       try {
