@@ -42,6 +42,8 @@ final class LeaseKeeper implements Runnable {
   private record Acquired(LeaseState.Holding holding, WorkerLease lease, long sentNanos, long sentWallMillis) {}
 
   private final LeasedGeneGenerator g;
+  /** Driven by {@link #tick()} on the caller's thread (model tests), not by a thread of its own. */
+  private final boolean manual;
   private final WorkerIdAssigner assigner;
   private final AtomicReference<LeaseState> state;
   private final String claimant;
@@ -83,7 +85,8 @@ final class LeaseKeeper implements Runnable {
     }
   }
 
-  LeaseKeeper(LeasedGeneGenerator g, AtomicReference<LeaseState> state) {
+  LeaseKeeper(LeasedGeneGenerator g, AtomicReference<LeaseState> state, boolean manual) {
+    this.manual = manual;
     this.g = g;
     this.assigner = g.assigner;
     this.state = state;
@@ -100,28 +103,29 @@ final class LeaseKeeper implements Runnable {
 
   /** Starts the thread; it acquires the first lease. The future completes when it is published (or failed). */
   CompletableFuture<Void> start() {
-    thread.start();
+    if (manual) {
+      first();
+    } else {
+      thread.start();
+    }
     return started;
+  }
+
+  /** One step on the caller's thread, for a keeper built to be driven by hand. */
+  void tick() {
+    LeaseState s = state.get();
+    if (s.closed()) {
+      if (!closed.isDone()) {
+        finishClose(s);
+      }
+      return;
+    }
+    step(s);
   }
 
   @Override
   public void run() {
-    try {
-      Acquired first = acquire();
-      LeaseState before = state.getAndUpdate(s -> s.closed() ? s
-          : s.replacedBy(first.holding(), first.lease(), first.sentNanos() + g.deadlineNanos, first.sentWallMillis(),
-              generations.incrementAndGet()));
-      if (before.closed()) { // build() gave up waiting: give it back
-        giveUp(first.holding(), first.lease(), "not needed: the generator was closed before its first lease came");
-        closeAssigner();
-        closed.complete(null);
-        return;
-      }
-      nextRenewalNanos = first.sentNanos() + g.renewIntervalNanos;
-      started.complete(null);
-    } catch (Throwable t) {
-      started.completeExceptionally(t);
-      closed.complete(null);
+    if (!first()) {
       return;
     }
     for (;;) {
@@ -138,6 +142,32 @@ final class LeaseKeeper implements Runnable {
         delay = g.retryIntervalNanos;
       }
       await(delay);
+    }
+  }
+
+  /** Acquires and publishes the first lease; false if the keeper has nothing more to do. */
+  private boolean first() {
+    try {
+      Acquired first = acquire();
+      LeaseState before = state.getAndUpdate(s -> s.closed() ? s
+          : s.replacedBy(first.holding(), first.lease(), first.sentNanos() + g.deadlineNanos, first.sentWallMillis(),
+              generations.incrementAndGet()));
+      if (before.closed()) { // build() gave up waiting: give it back
+        giveUp(first.holding(), first.lease(), "not needed: the generator was closed before its first lease came");
+        closeAssigner();
+        closed.complete(null);
+        return false;
+      }
+      nextRenewalNanos = first.sentNanos() + g.renewIntervalNanos;
+      started.complete(null);
+      return true;
+    } catch (Throwable t) {
+      if (state.get().closed()) {
+        closeAssigner(); // build() gave up waiting: nobody else closes it
+      }
+      started.completeExceptionally(t);
+      closed.complete(null);
+      return false;
     }
   }
 
@@ -201,9 +231,10 @@ final class LeaseKeeper implements Runnable {
       lastError = e;
       LeaseState now = state.get();
       if (now.live(h)) {
+        revoke(h, e.getMessage()); // first fenced, then counted: a reader of the count sees no issuing on it
         g.leasesLost.incrementAndGet();
-        revoke(h, e.getMessage());
       }
+      nextRenewalNanos = g.nanos.getAsLong(); // re-acquire at once
       finishRenewal();
       return;
     } catch (RuntimeException e) {
@@ -501,6 +532,10 @@ final class LeaseKeeper implements Runnable {
       }
       Switch sw = new Switch(from, cause);
       pendingSwitch = sw;
+      if (manual) {
+        runSwitch(sw);
+        return sw.done;
+      }
       if (mover == null) {
         ThreadPoolExecutor e = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
           Thread t = new Thread(r, "gene-id-lease-mover[" + assigner.space() + "]");
@@ -542,11 +577,16 @@ final class LeaseKeeper implements Runnable {
       sw.done.complete(next.holding());
     } catch (Throwable t) {
       sw.failedAtNanos = g.nanos.getAsLong();
+      boolean again;
       synchronized (switchLock) {
+        again = failedSwitch != null && failedSwitch.from == from;
         failedSwitch = sw;
       }
-      LOG.log(Level.WARNING, () -> "moving off " + where(from.workerId) + " after the clock moved back failed; it "
-          + "stays held and renewed: " + t);
+      if (!again) { // said once per worker id; later attempts fail the callers with the reason
+        LOG.log(Level.WARNING, () -> "moving off " + where(from.workerId) + " after the clock moved back failed; it "
+            + "stays held and renewed, callers get ClockMovedBackwardsException until the clock catches up or a "
+            + "move succeeds: " + t);
+      }
       sw.done.completeExceptionally(t);
     } finally {
       synchronized (switchLock) {
@@ -561,6 +601,9 @@ final class LeaseKeeper implements Runnable {
 
   /** Asks the keeper to release the lease and close the assigner; the future completes when it has. */
   CompletableFuture<Void> requestClose() {
+    if (manual) {
+      tick();
+    }
     wake();
     return closed;
   }

@@ -20,26 +20,65 @@ import org.jspecify.annotations.Nullable;
  * <h2>Safety rules</h2>
  * <ul>
  *   <li><b>High-water mark.</b> A new holder of a worker id issues only timestamps after the previous holder's mark
- *       ({@link WorkerLease#previousHighWaterMark()}), whatever its own clock says.
+ *       ({@link WorkerLease#previousHighWaterMark()}) and after this generator's own last mark for that worker id,
+ *       if it held it before, whatever its own clock says.
  *   <li><b>Mark ahead of use.</b> Every renewal records a mark of {@code clock + TTL + maxBorrowMillis} in the store
  *       before ids up to it are issued, and the generator never issues above the mark the store returned. A process
  *       that dies therefore leaves a mark above every id it issued, and the next holder starts after it.
  *   <li><b>Fencing.</b> Each renewal extends a local deadline of {@code TTL} (less 5 %) from the moment the renewal
  *       was sent, measured with {@link System#nanoTime()}. Every id is checked against it after it is made: once the
- *       deadline passes (the store is down, the process was paused, a GC ran long), the generator issues nothing and
- *       throws {@link WorkerLeaseLostException} naming the worker id, when the lease lapsed and the last renewal
- *       error. A renewal that the store refuses (the id was taken over or forgotten) fences at once. In both cases
- *       the renewal thread re-acquires a worker id (or revives the lease, if nobody took it) and issuing resumes.
- *   <li><b>Clock steps back.</b> A step back larger than the {@link ClockBackwardsPolicy} waits for moves this
- *       generator to a fresh worker id (the old one is released with its mark) instead of failing the caller.
+ *       deadline passes, the generator issues nothing and throws {@link WorkerLeaseLostException}. A renewal that the
+ *       store refuses (the token is not the one it holds) fences at once. Either way the keeper re-acquires a worker
+ *       id (or revives the lease, if nobody took it) and issuing resumes.
+ *   <li><b>One generator per worker id in a JVM.</b> Each worker id held is claimed in {@link GeneIdRegistry}; one
+ *       that another generator of this JVM uses is given back and another is leased (a static assigner, which has no
+ *       other, fails with a message naming both generators).
  *   <li><b>Graceful close</b> stops issuing, records the exact high-water mark and releases the lease, so the next
  *       holder can start at once.
  * </ul>
  *
- * <p>{@link Builder#build()} acquires the first lease synchronously (so exhaustion and an unreachable store are
- * start-up errors) and starts one daemon thread that renews at {@link Builder#renewInterval(Duration)} (a third of
- * the TTL by default). Close the generator when done; for generators shared by ShardingSphere, MyBatis-Plus and
- * Spring use {@link WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
+ * <h2>Who does what</h2>
+ * Issuing reads one published, immutable lease state, makes the id on that state's engine and reads the state again
+ * to check the deadline: it takes no lock and makes no store call. A keeper thread per generator makes every store
+ * call (first acquisition, renewals at {@link Builder#renewInterval(Duration)}, re-acquisition, release) and
+ * publishes each change. Only {@link Builder#build()} waits for it without a short bound, for the first lease, so
+ * that exhaustion and an unreachable store stay start-up errors; even that wait ends after
+ * {@link Builder#startTimeout(Duration)}.
+ *
+ * <h2>Fault model: what a caller sees</h2>
+ * <ul>
+ *   <li><b>The store is down or silent</b> (refused connections, or packets dropped without a reset): renewals fail
+ *       or hang on the keeper thread only. Ids are issued until the local deadline, then every call throws
+ *       {@link WorkerLeaseLostException} at once, naming the worker id, when the lease lapsed, and the last renewal
+ *       error or the store call the renewal has been stuck in, and for how long. When the store answers again the
+ *       lease is renewed (or a worker id re-acquired) and issuing resumes without any action.
+ *   <li><b>The store rolled back, failed over or forgot</b>: the holder's random token is unknown to it, the next
+ *       renewal is refused, the generator fences at once and leases again; the grant starts above the store's mark,
+ *       above store now plus {@code maxBorrowMillis}, and above this generator's own mark for that worker id.
+ *   <li><b>The process paused past the TTL</b> (GC, SIGSTOP, a suspended VM): the first id checked after the pause
+ *       fails the deadline; ids made before the pause were checked before it.
+ *   <li><b>The clock steps back</b> further than the {@link ClockBackwardsPolicy} waits for: the engine waits the
+ *       policy's time, then the caller hands the move to a fresh worker id to the keeper and waits for it at most
+ *       {@link Builder#storeWait(Duration)}. It gets an id from the new worker id if the move came in time, else a
+ *       {@link ClockMovedBackwardsException} (the reason the move failed, or that it is still under way, is added as
+ *       suppressed). The current lease keeps being renewed meanwhile; for the instant of a move two worker ids are
+ *       held, the old one is then released with its exact mark.
+ *   <li><b>The clock steps forward</b> past the recorded mark: the caller asks the keeper for a renewal that records
+ *       a higher mark, waits at most {@code storeWait}, and retries once.
+ * </ul>
+ * So an id call blocks at most for the engine's own waits (the clock-backwards policy, the borrowing bound) plus
+ * {@code storeWait}; it throws {@link WorkerLeaseLostException} (fenced: retry later),
+ * {@link ClockMovedBackwardsException}, or a {@link GeneIdException} once closed. {@link #close()} returns within
+ * {@code storeWait} however silent the store (an unfinished release is abandoned, and the lease expires after its
+ * TTL).
+ *
+ * <p>Logging ({@link System.Logger} {@code io.geneid.core.LeasedGeneGenerator}): one line per change of state,
+ * naming the space, the worker id and the store: leased, renewal failing (with its stack trace, once per outage),
+ * working again, fenced, moved after a clock step, released at close; retries while failing are only counted
+ * ({@link #stats()}).
+ *
+ * <p>Close the generator when done; for generators shared by ShardingSphere, MyBatis-Plus and Spring use
+ * {@link WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
  * {@link GeneIdRegistry} and releases it at JVM shutdown.
  *
  * <p>Cost per id over {@link GeneSnowflakeGenerator}: one {@link System#nanoTime()} and two volatile reads.
@@ -98,7 +137,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
         : ttl.multipliedBy(4).plusSeconds(10)).toNanos();
     this.nanos = b.nanos;
     this.spread = new GeneSpread(layout.geneBits());
-    this.keeper = new LeaseKeeper(this, state);
+    this.keeper = new LeaseKeeper(this, state, b.manualKeeper);
   }
 
   /** A builder; {@link Builder#assigner(WorkerIdAssigner)} is required. */
@@ -111,6 +150,11 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     try {
       first.get(startTimeoutNanos, TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
+      try {
+        assigner.close(); // the keeper has stopped: do not leak the store connection
+      } catch (RuntimeException closing) {
+        e.getCause().addSuppressed(closing);
+      }
       Throwable cause = e.getCause();
       if (cause instanceof RuntimeException r) {
         throw r; // the start-up error as the store or the claim raised it
@@ -336,6 +380,11 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     }
   }
 
+  /** One keeper step on this thread, for a generator built with a manual keeper (model tests). */
+  void tick() {
+    keeper.tick();
+  }
+
   void registeredAs(String key) {
     this.registryKey = key;
   }
@@ -476,6 +525,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     Duration storeWait = DEFAULT_STORE_WAIT;
     @Nullable Duration startTimeout;
     LongSupplier nanos = System::nanoTime;
+    boolean manualKeeper;
 
     private Builder() {}
 
@@ -539,6 +589,12 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       Objects.requireNonNull(startTimeout, "startTimeout");
       GeneIdLayout.checkRange("startTimeout (ms)", startTimeout.toMillis(), 1, 3_600_000);
       this.startTimeout = startTimeout;
+      return this;
+    }
+
+    /** No keeper thread: the first lease is acquired by build(), every later step by {@link #tick()}. */
+    Builder manualKeeper() {
+      this.manualKeeper = true;
       return this;
     }
 

@@ -95,6 +95,19 @@ class LeasedGeneGeneratorFaultTest {
     assertThat(g.nextId()).isPositive();
   }
 
+  @Test
+  void aLeaseTakenOverMovesToAnotherWorkerId() {
+    ModelLeaseStore store = new ModelLeaseStore(space, 0, 3, Duration.ofSeconds(1), GeneClock.system());
+    LeasedGeneGenerator g = track(LeasedGeneGenerator.builder().assigner(store.holder("victim", Duration.ZERO))
+        .layout(layout).build());
+    assertThat(g.workerId()).isZero();
+    store.takeOver(0, "thief");
+    Await.until(() -> g.leasesLost() == 1 && g.isIssuing(), Duration.ofSeconds(5), "a new lease after the lost one");
+    assertThat(g.workerId()).isEqualTo(1);
+    assertThat(store.heldBy("victim")).containsExactly(1L);
+    assertThat(g.nextId()).isPositive();
+  }
+
   // ------------------------------------------------------------------------------------------ scenario 5
 
   @Test

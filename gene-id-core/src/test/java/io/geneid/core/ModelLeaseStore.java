@@ -44,6 +44,12 @@ final class ModelLeaseStore {
   final List<String> calls = new CopyOnWriteArrayList<>();
   final AtomicInteger inFlight = new AtomicInteger();
   volatile @org.jspecify.annotations.Nullable RuntimeException renewFailure;
+  /** Worker ids whose history the store cannot vouch for, since when (nanos): granted only after the wait below. */
+  private final Map<Long, Long> unknownSince = new HashMap<>();
+  /** How long an id of unknown history stays ungranted (one TTL plus a margin); 0: the rule is off. */
+  volatile long unknownHistoryWaitNanos;
+  /** The next this many calls take effect in the store, but their reply is lost. */
+  final AtomicInteger repliesToLose = new AtomicInteger();
 
   ModelLeaseStore(String space, long minWorkerId, long maxWorkerId, Duration ttl, GeneClock storeClock) {
     this(space, minWorkerId, maxWorkerId, ttl, storeClock, System::nanoTime);
@@ -120,9 +126,45 @@ final class ModelLeaseStore {
         nanos.getAsLong() + ttl.toNanos(), mark, ++useCounter));
   }
 
-  /** The store forgets everything (a restart without persistence). */
+  /** The store forgets everything (a restart without persistence); it knows it did (every id: unknown history). */
   synchronized void forgetAll() {
     records.clear();
+    markAllUnknown();
+  }
+
+  private void markAllUnknown() {
+    long now = nanos.getAsLong();
+    for (long id = minWorkerId; id <= maxWorkerId; id++) {
+      unknownSince.put(id, now);
+    }
+  }
+
+  /** The store loses one worker id's record (eviction, an operator's DEL). */
+  synchronized void drop(long workerId) {
+    records.remove(workerId);
+    unknownSince.put(workerId, nanos.getAsLong());
+  }
+
+  /** A copy of the records, to {@link #rollBack(Object)} to later. */
+  synchronized Object snapshot() {
+    return new HashMap<>(records);
+  }
+
+  /**
+   * The store comes back from an older snapshot and reveals it (a new run id): the marks of then, no live token, and
+   * every worker id of unknown history.
+   */
+  @SuppressWarnings("unchecked")
+  synchronized void rollBack(Object snapshot) {
+    records.clear();
+    ((Map<Long, Rec>) snapshot).forEach((id, r) -> records.put(id, new Rec(0, "", 0, r.markMillis, r.lastUsed)));
+    markAllUnknown();
+  }
+
+  private void maybeLoseReply(Op op) {
+    if (repliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+      throw new GeneIdException("the model store's reply to " + op + " was lost");
+    }
   }
 
   /** One process's assigner over this store. */
@@ -172,6 +214,7 @@ final class ModelLeaseStore {
           WorkerLease lease = tryAcquire(layoutMaxWorkerId, borrowSlack);
           if (lease != null) {
             maxHeld.accumulateAndGet(heldBy(owner).size(), Math::max);
+            maybeLoseReply(Op.ACQUIRE);
             return lease;
           }
           long left = end - nanos.getAsLong();
@@ -198,7 +241,9 @@ final class ModelLeaseStore {
         long bestUsed = Long.MAX_VALUE;
         for (long id = minWorkerId; id <= Math.min(maxWorkerId, layoutMaxWorkerId); id++) {
           Rec r = records.get(id);
-          boolean free = r == null || r.token == 0 || now - r.expiresNanos >= 0;
+          Long since = unknownSince.get(id);
+          boolean free = (r == null || r.token == 0 || now - r.expiresNanos >= 0)
+              && (since == null || now - since >= unknownHistoryWaitNanos);
           long used = r == null ? 0 : r.lastUsed;
           if (free && used < bestUsed) {
             best = id;
@@ -214,6 +259,7 @@ final class ModelLeaseStore {
         long token = ThreadLocalRandom.current().nextLong() | 1;
         long expires = now + ttl.toNanos();
         records.put(best, new Rec(token, owner, expires, previous, ++useCounter));
+        unknownSince.remove(best);
         return new WorkerLease(space, best, token, owner, Instant.ofEpochMilli(previous),
             Instant.ofEpochMilli(previous), Instant.ofEpochMilli(storeClock.currentTimeMillis() + ttl.toMillis()));
       }
@@ -245,6 +291,7 @@ final class ModelLeaseStore {
           long mark = Math.max(r.markMillis, highWaterMark.toEpochMilli());
           records.put(lease.workerId(), new Rec(r.token, r.owner, nanos.getAsLong() + ttl.toNanos(), mark,
               r.lastUsed));
+          maybeLoseReply(Op.RENEW);
           return lease.renewed(Instant.ofEpochMilli(mark),
               Instant.ofEpochMilli(storeClock.currentTimeMillis() + ttl.toMillis()));
         }
