@@ -105,6 +105,16 @@ public final class GeneContext {
 
     /** The parent key for the next generated id. */
     Object nextKey() {
+      Object next = peekKey();
+      taken();
+      return next;
+    }
+
+    /**
+     * The parent key for the next generated id, without taking it: a caller that may retry (a leased generator
+     * moving to another worker id) takes it with {@link #taken()} once its id is made, so a failed call takes none.
+     */
+    Object peekKey() {
       if (keys == null) {
         return key;
       }
@@ -112,7 +122,14 @@ public final class GeneContext {
         throw new IllegalStateException("GeneContext scope holds " + keys.size()
             + " parent keys but id number " + (used + 1) + " was requested");
       }
-      return keys.get(used++);
+      return keys.get(used);
+    }
+
+    /** Takes the key {@link #peekKey()} returned. */
+    void taken() {
+      if (keys != null) {
+        used++;
+      }
     }
 
     /**

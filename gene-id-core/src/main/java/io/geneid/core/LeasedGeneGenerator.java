@@ -3,15 +3,14 @@ package io.geneid.core;
 import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.concurrent.locks.LockSupport;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -21,26 +20,65 @@ import org.jspecify.annotations.Nullable;
  * <h2>Safety rules</h2>
  * <ul>
  *   <li><b>High-water mark.</b> A new holder of a worker id issues only timestamps after the previous holder's mark
- *       ({@link WorkerLease#previousHighWaterMark()}), whatever its own clock says.
+ *       ({@link WorkerLease#previousHighWaterMark()}) and after this generator's own last mark for that worker id,
+ *       if it held it before, whatever its own clock says.
  *   <li><b>Mark ahead of use.</b> Every renewal records a mark of {@code clock + TTL + maxBorrowMillis} in the store
  *       before ids up to it are issued, and the generator never issues above the mark the store returned. A process
  *       that dies therefore leaves a mark above every id it issued, and the next holder starts after it.
  *   <li><b>Fencing.</b> Each renewal extends a local deadline of {@code TTL} (less 5 %) from the moment the renewal
  *       was sent, measured with {@link System#nanoTime()}. Every id is checked against it after it is made: once the
- *       deadline passes (the store is down, the process was paused, a GC ran long), the generator issues nothing and
- *       throws {@link WorkerLeaseLostException} naming the worker id, when the lease lapsed and the last renewal
- *       error. A renewal that the store refuses (the id was taken over or forgotten) fences at once. In both cases
- *       the renewal thread re-acquires a worker id (or revives the lease, if nobody took it) and issuing resumes.
- *   <li><b>Clock steps back.</b> A step back larger than the {@link ClockBackwardsPolicy} waits for moves this
- *       generator to a fresh worker id (the old one is released with its mark) instead of failing the caller.
+ *       deadline passes, the generator issues nothing and throws {@link WorkerLeaseLostException}. A renewal that the
+ *       store refuses (the token is not the one it holds) fences at once. Either way the keeper re-acquires a worker
+ *       id (or revives the lease, if nobody took it) and issuing resumes.
+ *   <li><b>One generator per worker id in a JVM.</b> Each worker id held is claimed in {@link GeneIdRegistry}; one
+ *       that another generator of this JVM uses is given back and another is leased (a static assigner, which has no
+ *       other, fails with a message naming both generators).
  *   <li><b>Graceful close</b> stops issuing, records the exact high-water mark and releases the lease, so the next
  *       holder can start at once.
  * </ul>
  *
- * <p>{@link Builder#build()} acquires the first lease synchronously (so exhaustion and an unreachable store are
- * start-up errors) and starts one daemon thread that renews at {@link Builder#renewInterval(Duration)} (a third of
- * the TTL by default). Close the generator when done; for generators shared by ShardingSphere, MyBatis-Plus and
- * Spring use {@link WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
+ * <h2>Who does what</h2>
+ * Issuing reads one published, immutable lease state, makes the id on that state's engine and reads the state again
+ * to check the deadline: it takes no lock and makes no store call. A keeper thread per generator makes every store
+ * call (first acquisition, renewals at {@link Builder#renewInterval(Duration)}, re-acquisition, release) and
+ * publishes each change. Only {@link Builder#build()} waits for it without a short bound, for the first lease, so
+ * that exhaustion and an unreachable store stay start-up errors; even that wait ends after
+ * {@link Builder#startTimeout(Duration)}.
+ *
+ * <h2>Fault model: what a caller sees</h2>
+ * <ul>
+ *   <li><b>The store is down or silent</b> (refused connections, or packets dropped without a reset): renewals fail
+ *       or hang on the keeper thread only. Ids are issued until the local deadline, then every call throws
+ *       {@link WorkerLeaseLostException} at once, naming the worker id, when the lease lapsed, and the last renewal
+ *       error or the store call the renewal has been stuck in, and for how long. When the store answers again the
+ *       lease is renewed (or a worker id re-acquired) and issuing resumes without any action.
+ *   <li><b>The store rolled back, failed over or forgot</b>: the holder's random token is unknown to it, the next
+ *       renewal is refused, the generator fences at once and leases again; the grant starts above the store's mark,
+ *       above store now plus {@code maxBorrowMillis}, and above this generator's own mark for that worker id.
+ *   <li><b>The process paused past the TTL</b> (GC, SIGSTOP, a suspended VM): the first id checked after the pause
+ *       fails the deadline; ids made before the pause were checked before it.
+ *   <li><b>The clock steps back</b> further than the {@link ClockBackwardsPolicy} waits for: the engine waits the
+ *       policy's time, then the caller hands the move to a fresh worker id to the keeper and waits for it at most
+ *       {@link Builder#storeWait(Duration)}. It gets an id from the new worker id if the move came in time, else a
+ *       {@link ClockMovedBackwardsException} (the reason the move failed, or that it is still under way, is added as
+ *       suppressed). The current lease keeps being renewed meanwhile; for the instant of a move two worker ids are
+ *       held, the old one is then released with its exact mark.
+ *   <li><b>The clock steps forward</b> past the recorded mark: the caller asks the keeper for a renewal that records
+ *       a higher mark, waits at most {@code storeWait}, and retries once.
+ * </ul>
+ * So an id call blocks at most for the engine's own waits (the clock-backwards policy, the borrowing bound) plus
+ * {@code storeWait}; it throws {@link WorkerLeaseLostException} (fenced: retry later),
+ * {@link ClockMovedBackwardsException}, or a {@link GeneIdException} once closed. {@link #close()} returns within
+ * {@code storeWait} however silent the store (an unfinished release is abandoned, and the lease expires after its
+ * TTL).
+ *
+ * <p>Logging ({@link System.Logger} {@code io.geneid.core.LeasedGeneGenerator}): one line per change of state,
+ * naming the space, the worker id and the store: leased, renewal failing (with its stack trace, once per outage),
+ * working again, fenced, moved after a clock step, released at close; retries while failing are only counted
+ * ({@link #stats()}).
+ *
+ * <p>Close the generator when done; for generators shared by ShardingSphere, MyBatis-Plus and Spring use
+ * {@link WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
  * {@link GeneIdRegistry} and releases it at JVM shutdown.
  *
  * <p>Cost per id over {@link GeneSnowflakeGenerator}: one {@link System#nanoTime()} and two volatile reads.
@@ -49,73 +87,34 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
 
   private static final System.Logger LOG = System.getLogger(LeasedGeneGenerator.class.getName());
 
-  /** How often one call may move to a fresh worker id because the clock stepped back, before it fails. */
-  static final int MAX_SWITCHES = 3;
+  /** How often one call may retry on a newer holding (the worker id was replaced while it ran). */
+  static final int MAX_RETRIES = 3;
 
-  private final WorkerIdAssigner assigner;
-  private final GeneIdLayout layout;
-  private final GeneClock clock;
-  private final long maxBorrowMillis;
-  private final ClockBackwardsPolicy clockBackwardsPolicy;
-  private final Duration ttl;
-  private final long ttlNanos;
-  private final long deadlineNanos;
-  private final long renewIntervalNanos;
-  private final long retryIntervalNanos;
-  private final ScheduledExecutorService renewer;
-  private final Object lock = new Object();
-  private final AtomicLong leasesAcquired = new AtomicLong();
-  private final AtomicLong leasesLost = new AtomicLong();
-  private final AtomicLong workerSwitches = new AtomicLong();
-  private final AtomicLong renewalFailures = new AtomicLong();
-  private final AtomicLong fencings = new AtomicLong();
+  final WorkerIdAssigner assigner;
+  final GeneIdLayout layout;
+  final GeneClock clock;
+  final long maxBorrowMillis;
+  final ClockBackwardsPolicy clockBackwardsPolicy;
+  final Duration ttl;
+  /** How long after a renewal was sent ids may be issued: the TTL less 5 %. */
+  final long deadlineNanos;
+  final long renewIntervalNanos;
+  final long retryIntervalNanos;
+  final long storeWaitNanos;
+  final long startTimeoutNanos;
+  final LongSupplier nanos;
+  final AtomicLong leasesAcquired = new AtomicLong();
+  final AtomicLong leasesLost = new AtomicLong();
+  final AtomicLong workerSwitches = new AtomicLong();
+  final AtomicLong renewalFailures = new AtomicLong();
+  final AtomicLong fencings = new AtomicLong();
 
-  private volatile @Nullable Holding holding;
-  private volatile @Nullable Throwable lastRenewalError;
-  private volatile boolean closed;
+  /** The one published lease state: written by the keeper (and by close), read by every id call. */
+  private final AtomicReference<LeaseState> state = new AtomicReference<>(LeaseState.NONE);
+  private final LeaseKeeper keeper;
+  /** The genes of {@link #nextId()} outside a {@link GeneContext} scope. */
+  private final GeneSpread spread;
   private volatile @Nullable String registryKey;
-  /** The id figures of the worker ids given up, with the holding they were last paired with; see {@link #stats()}. */
-  private volatile @Nullable Tally tally;
-
-  /** One worker id held: its lease, its id engine and its fencing state. */
-  private static final class Holding {
-    final GeneSnowflakeGenerator ids;
-    volatile WorkerLease lease;
-    /** {@link System#nanoTime()} after which no id of this holding may be returned. */
-    volatile long deadlineNanos;
-    volatile long renewedAtMillis;
-    volatile boolean revoked;
-    volatile String revokedReason = "";
-    volatile long revokedAtMillis;
-    /** Whether {@link #fencings} already counts this holding's loss; reset by a successful renewal. */
-    final AtomicBoolean lossCounted = new AtomicBoolean();
-
-    Holding(WorkerLease lease, GeneSnowflakeGenerator ids) {
-      this.lease = lease;
-      this.ids = ids;
-      this.deadlineNanos = System.nanoTime() - 1;
-    }
-  }
-
-  /**
-   * Running totals of the id figures of every worker id given up, and the holding whose figures come on top. One
-   * immutable object, replaced under {@link #lock}, so {@link #stats()} never counts a holding twice or not at all.
-   */
-  private record Tally(long idsIssued, long clockStepBacks, long largestStepBackMillis, long clockWaits,
-      Holding current) {
-
-    Tally retire(Holding next) {
-      GeneSnowflakeStats s = current.ids.stats();
-      return new Tally(idsIssued + s.idsIssued(), clockStepBacks + s.clockStepBacks(),
-          Math.max(largestStepBackMillis, s.largestClockStepBack().toMillis()), clockWaits + s.clockWaits(), next);
-    }
-  }
-
-  /** A generator-side id call, so one fenced path serves every {@code nextId} variant. */
-  @FunctionalInterface
-  private interface IdCall {
-    long issue(GeneSnowflakeGenerator ids);
-  }
 
   private LeasedGeneGenerator(Builder b) {
     this.assigner = Objects.requireNonNull(b.assigner, "assigner");
@@ -124,7 +123,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     this.maxBorrowMillis = b.maxBorrowMillis;
     this.clockBackwardsPolicy = b.clockBackwardsPolicy;
     this.ttl = assigner.ttl();
-    this.ttlNanos = ttl.toNanos();
+    long ttlNanos = ttl.toNanos();
     this.deadlineNanos = ttlNanos - ttlNanos / 20;
     Duration renew = b.renewInterval != null ? b.renewInterval : ttl.dividedBy(3);
     if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
@@ -133,12 +132,12 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     }
     this.renewIntervalNanos = renew.toNanos();
     this.retryIntervalNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), renewIntervalNanos / 4);
-    String space = assigner.space();
-    this.renewer = Executors.newSingleThreadScheduledExecutor(r -> {
-      Thread t = new Thread(r, "gene-id-lease-renewer[" + space + "]");
-      t.setDaemon(true);
-      return t;
-    });
+    this.storeWaitNanos = b.storeWait.toNanos();
+    this.startTimeoutNanos = (b.startTimeout != null ? b.startTimeout
+        : ttl.multipliedBy(4).plusSeconds(10)).toNanos();
+    this.nanos = b.nanos;
+    this.spread = new GeneSpread(layout.geneBits());
+    this.keeper = new LeaseKeeper(this, state, b.manualKeeper);
   }
 
   /** A builder; {@link Builder#assigner(WorkerIdAssigner)} is required. */
@@ -147,26 +146,53 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   }
 
   private LeasedGeneGenerator start() {
+    CompletableFuture<Void> first = keeper.start();
     try {
-      synchronized (lock) {
-        Holding first = acquireHolding();
-        holding = first;
-        tally = new Tally(0, 0, 0, 0, first);
+      first.get(startTimeoutNanos, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException e) {
+      try {
+        assigner.close(); // the keeper has stopped: do not leak the store connection
+      } catch (RuntimeException closing) {
+        e.getCause().addSuppressed(closing);
       }
-    } catch (RuntimeException e) {
-      renewer.shutdownNow();
-      assigner.close();
-      throw e;
+      Throwable cause = e.getCause();
+      if (cause instanceof RuntimeException r) {
+        throw r; // the start-up error as the store or the claim raised it
+      }
+      if (cause instanceof Error err) {
+        throw err;
+      }
+      throw new GeneIdException("leasing a worker id of space '" + assigner.space() + "' failed: " + cause, cause);
+    } catch (TimeoutException e) {
+      state.updateAndGet(LeaseState::closedState); // a lease that comes later is given back by the keeper
+      keeper.requestClose();
+      throw new GeneIdException("no worker id of space '" + assigner.space() + "' was leased within "
+          + TimeUnit.NANOSECONDS.toMillis(startTimeoutNanos) + " ms: " + assigner + " did not answer in time");
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      state.updateAndGet(LeaseState::closedState);
+      keeper.requestClose();
+      throw new GeneIdException("interrupted while leasing a worker id of space '" + assigner.space() + "'");
     }
-    schedule(renewIntervalNanos);
     return this;
   }
 
   // ---------------------------------------------------------------- ids
 
+  /**
+   * An id for a root row (its gene from this generator's {@link GeneSpread}), or for the parent key of the innermost
+   * {@link GeneContext} scope of this thread. The gene is worked out once, before any retry, and a scope's key is
+   * taken only when the id is returned: a failed call takes none.
+   */
   @Override
   public long nextId() {
-    return issue(GeneSnowflakeGenerator::nextId);
+    GeneContext.Scope scope = GeneContext.current();
+    if (scope == null) {
+      return issue((int) spread.nextGene());
+    }
+    long id = issue((int) layout.geneOfKey(scope.peekKey()));
+    scope.taken();
+    return id;
   }
 
   @Override
@@ -174,23 +200,22 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     if (gene < 0 || gene > layout.maxGene()) {
       throw new IllegalArgumentException("gene must be in [0, " + layout.maxGene() + "] but was " + gene);
     }
-    return issue(ids -> ids.nextId(gene));
+    return issue((int) gene);
   }
 
   @Override
   public long nextIdFor(long parentKey) {
-    return issue(ids -> ids.nextIdFor(parentKey));
+    return issue((int) layout.geneOf(parentKey));
   }
 
   @Override
   public long nextIdFor(String parentKey) {
-    return issue(ids -> ids.nextIdFor(parentKey));
+    return issue((int) layout.geneOf(parentKey));
   }
 
   @Override
   public long nextIdForKey(Object parentKey) {
-    long gene = layout.geneOfKey(parentKey);
-    return issue(ids -> ids.nextId(gene));
+    return issue((int) layout.geneOfKey(parentKey));
   }
 
   @Override
@@ -203,314 +228,151 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     return layout.geneBits();
   }
 
-  private long issue(IdCall call) {
+  private long issue(int gene) {
     boolean renewedForCeiling = false;
-    for (int switches = 0, retries = 0; ; ) {
-      Holding h = holding;
-      if (h == null) {
-        throw fenced(null, null);
+    boolean switched = false;
+    for (int retries = 0; ; ) {
+      LeaseState s = state.get();
+      LeaseState.Holding h = s.holding();
+      if (h == null || s.revokedReason() != null || s.closed()) {
+        throw fenced(s, null);
       }
       long id;
       try {
-        id = call.issue(h.ids);
+        id = h.engine.nextId(gene);
       } catch (ClockMovedBackwardsException e) {
-        if (replaced(h) && ++retries <= MAX_SWITCHES) {
+        LeaseState now = state.get();
+        if (replaced(now, h) && ++retries <= MAX_RETRIES) {
           continue;
         }
-        if (closed || h.revoked || lapsed(h)) {
-          throw fenced(h, e);
+        if (!now.live(h) || lapsed(now)) {
+          throw fenced(now, e);
         }
-        if (++switches > MAX_SWITCHES) {
+        if (switched) {
           throw e;
         }
-        switchWorker(h, e);
+        switched = true;
+        awaitSwitch(h, e);
         continue;
       } catch (GeneIdException e) {
-        if (replaced(h) && ++retries <= MAX_SWITCHES) {
+        LeaseState now = state.get();
+        if (replaced(now, h) && ++retries <= MAX_RETRIES) {
           continue;
         }
-        if (closed || h.revoked || lapsed(h)) {
-          throw fenced(h, e);
+        if (!now.live(h) || lapsed(now)) {
+          throw fenced(now, e);
         }
         if (renewedForCeiling) {
           throw e;
         }
-        // the clock outran the recorded mark (a wall clock stepped forward): record a higher one, then retry once
+        // the clock outran the recorded mark (a wall clock stepped forward): have a higher one recorded, then retry
         renewedForCeiling = true;
-        renewNow(h);
+        awaitRenewal();
         continue;
       }
       // fencing: the id's timestamp was read before this check, so it was read while the lease was held
-      if (h.revoked || System.nanoTime() - h.deadlineNanos >= 0) {
-        if (replaced(h) && ++retries <= MAX_SWITCHES) {
+      LeaseState after = state.get();
+      if (after.holding() != h || after.revokedReason() != null || after.closed() || lapsed(after)) {
+        if (replaced(after, h) && ++retries <= MAX_RETRIES) {
           continue; // this worker id was given up while the call ran; the id is dropped, the new holding serves
         }
-        throw fenced(h, null);
+        throw fenced(after, null);
       }
       return id;
     }
   }
 
   /** Whether {@code h} was given up for a newer holding that can serve instead. */
-  private boolean replaced(Holding h) {
-    Holding now = holding;
-    return !closed && now != null && now != h && !now.revoked;
+  private static boolean replaced(LeaseState now, LeaseState.Holding h) {
+    return !now.closed() && now.holding() != null && now.holding() != h && now.revokedReason() == null;
   }
 
-  private static boolean lapsed(Holding h) {
-    return System.nanoTime() - h.deadlineNanos >= 0;
+  private boolean lapsed(LeaseState s) {
+    return nanos.getAsLong() - s.deadlineNanos() >= 0;
   }
 
-  private GeneIdException fenced(@Nullable Holding h, @Nullable Throwable cause) {
+  /** Hands the move to a fresh worker id to the keeper and waits for it at most {@code storeWait}. */
+  private void awaitSwitch(LeaseState.Holding h, ClockMovedBackwardsException e) {
+    CompletableFuture<LeaseState.Holding> moved = keeper.requestSwitch(h, e);
+    try {
+      moved.get(storeWaitNanos, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException failed) {
+      e.addSuppressed(failed.getCause()); // no fresh worker id: the caller learns both why it moved and why it could not
+      throw e;
+    } catch (TimeoutException late) {
+      e.addSuppressed(new GeneIdException("no fresh worker id of space '" + assigner.space() + "' came within "
+          + TimeUnit.NANOSECONDS.toMillis(storeWaitNanos) + " ms (storeWait); the move goes on in the background"));
+      throw e;
+    } catch (InterruptedException interrupted) {
+      Thread.currentThread().interrupt();
+      throw e;
+    }
+  }
+
+  /** Asks the keeper for a renewal now and waits for it at most {@code storeWait}. */
+  private void awaitRenewal() {
+    try {
+      keeper.renewSoon().get(storeWaitNanos, TimeUnit.NANOSECONDS);
+    } catch (ExecutionException | TimeoutException e) {
+      // the retry fails with the engine's own message
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  private GeneIdException fenced(LeaseState s, @Nullable Throwable cause) {
     String space = assigner.space();
-    if (closed) {
+    if (s.closed()) {
       return new GeneIdException("this LeasedGeneGenerator of space '" + space + "' is closed: it issues no ids");
     }
-    Throwable last = lastRenewalError;
+    Throwable last = keeper.lastError();
+    LeaseState.Holding h = s.holding();
     if (h == null) {
       return new GeneIdException("no worker id of space '" + space + "' is held"
           + (last == null ? "" : "; last error: " + last), last);
     }
-    long workerId = h.lease.workerId();
+    keeper.countLoss(s);
     String message;
-    if (h.revoked) {
-      message = "worker id " + workerId + " of space '" + space + "' issues no ids: its lease was lost at "
-          + Instant.ofEpochMilli(h.revokedAtMillis) + " (" + h.revokedReason + "); a new worker id is being acquired"
-          + (last == null ? "" : "; last renewal error: " + last);
+    if (s.revokedReason() != null) {
+      message = "worker id " + h.workerId + " of space '" + space + "' issues no ids: its lease was lost at "
+          + Instant.ofEpochMilli(s.revokedAtMillis()) + " (" + s.revokedReason() + "); a new worker id is being "
+          + "acquired" + (last == null ? "" : "; last renewal error: " + last);
     } else {
-      long lapsedAt = System.currentTimeMillis() - (System.nanoTime() - h.deadlineNanos) / 1_000_000L;
-      message = "worker id " + workerId + " of space '" + space + "' issues no ids: its lease lapsed at "
-          + Instant.ofEpochMilli(lapsedAt) + " (last renewed at " + Instant.ofEpochMilli(h.renewedAtMillis)
-          + ", TTL " + ttl.toMillis() + " ms), so another process may hold it now; last renewal error: "
-          + (last == null ? "none (the renewal did not run in time: was the process paused?)" : last);
+      message = "worker id " + h.workerId + " of space '" + space + "' issues no ids: " + keeper.lapse(s);
     }
-    return new WorkerLeaseLostException(space, workerId, message, last != null ? last : cause);
-  }
-
-  // ---------------------------------------------------------------- leases
-
-  /** Acquires a usable lease and records a first mark. Caller holds {@link #lock}. */
-  private Holding acquireHolding() {
-    List<WorkerLease> unusable = new ArrayList<>();
-    long tolerable = maxBorrowMillis + clockBackwardsPolicy.maxWait().toMillis();
-    try {
-      for (int attempt = 0; attempt <= MAX_SWITCHES; attempt++) {
-        WorkerLease lease;
-        try {
-          lease = assigner.acquire(layout.maxWorkerId(), Duration.ofMillis(maxBorrowMillis));
-        } catch (WorkerIdExhaustedException e) {
-          if (unusable.isEmpty()) {
-            throw e;
-          }
-          break; // the only free ids have marks too far ahead: say so below
-        }
-        long previous = lease.previousHighWaterMark().toEpochMilli();
-        long ahead = previous - clock.currentTimeMillis();
-        if (ahead > tolerable) {
-          if (lease.expiresAt().equals(Instant.MAX) && ahead <= tolerable + ttl.toMillis()) {
-            // a static lease cannot move: its mark was recorded ahead by up to one TTL before a crash; wait it out
-            awaitClock(previous - maxBorrowMillis, ttl.toMillis() + tolerable);
-          } else {
-            unusable.add(lease);
-            continue;
-          }
-        }
-        GeneSnowflakeGenerator ids = GeneSnowflakeGenerator.builder()
-            .layout(layout)
-            .workerId(lease.workerId())
-            .clock(clock)
-            .maxBorrowMillis(maxBorrowMillis)
-            .clockBackwardsPolicy(clockBackwardsPolicy)
-            .highWaterMark(lease.previousHighWaterMark())
-            .buildUnshared();
-        ids.ceiling(previous); // nothing may be issued before the first mark is recorded
-        Holding h = new Holding(lease, ids);
-        try {
-          renewHolding(h);
-        } catch (RuntimeException e) {
-          releaseQuietly(lease, lease.previousHighWaterMark());
-          throw e;
-        }
-        leasesAcquired.incrementAndGet();
-        LOG.log(Level.INFO, () -> "leased worker id " + lease.workerId() + " of space '" + lease.space()
-            + "' as " + lease.owner() + " (previous holder's mark " + lease.previousHighWaterMark() + ")");
-        return h;
-      }
-      StringBuilder marks = new StringBuilder();
-      for (WorkerLease u : unusable) {
-        marks.append(marks.length() == 0 ? "" : ", ").append(u.workerId()).append(" (mark ")
-            .append(u.previousHighWaterMark()).append(')');
-      }
-      throw new GeneIdException("the high-water marks of worker ids " + marks + " of space '" + assigner.space()
-          + "' are more than " + tolerable + " ms ahead of this generator's clock ("
-          + Instant.ofEpochMilli(clock.currentTimeMillis()) + "): this clock is behind the clocks of their previous "
-          + "holders; fix the clock (NTP) or allow a longer wait with ClockBackwardsPolicy");
-    } finally {
-      for (WorkerLease u : unusable) {
-        releaseQuietly(u, u.previousHighWaterMark());
-      }
-    }
-  }
-
-  private void awaitClock(long targetMillis, long maxMillis) {
-    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
-    while (clock.currentTimeMillis() < targetMillis && System.nanoTime() - until < 0) {
-      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
-      if (Thread.interrupted()) {
-        Thread.currentThread().interrupt();
-        throw new GeneIdException("interrupted while waiting for the clock to pass a high-water mark");
-      }
-    }
-  }
-
-  /** Records a mark ahead of use and extends the local deadline. Caller holds {@link #lock}. */
-  private void renewHolding(Holding h) {
-    long sent = System.nanoTime();
-    long sentWall = System.currentTimeMillis();
-    long ahead = clock.currentTimeMillis() + ttl.toMillis() + maxBorrowMillis + 1;
-    long mark = Math.max(ahead, h.ids.highWaterMark().toEpochMilli());
-    WorkerLease renewed = assigner.renew(h.lease, Instant.ofEpochMilli(mark));
-    h.ids.ceiling(renewed.highWaterMark().toEpochMilli()); // first the ceiling, then the deadline
-    h.lease = renewed;
-    h.renewedAtMillis = sentWall;
-    h.deadlineNanos = sent + deadlineNanos;
-    h.lossCounted.set(false); // a lease revived after a lapse can lapse again
-  }
-
-  private void renewNow(Holding h) {
-    synchronized (lock) {
-      if (holding == h && !h.revoked && !closed) {
-        try {
-          renewHolding(h);
-        } catch (RuntimeException e) {
-          renewalFailures.incrementAndGet();
-          lastRenewalError = e;
-        }
-      }
-    }
-  }
-
-  private void revoke(Holding h, String reason) {
-    h.revokedReason = reason;
-    h.revokedAtMillis = System.currentTimeMillis();
-    h.revoked = true;
-    h.ids.ceiling(Long.MIN_VALUE / 4); // stop the engine too; ids it makes now fail the fencing check anyway
-  }
-
-  private void switchWorker(Holding h, ClockMovedBackwardsException cause) {
-    synchronized (lock) {
-      if (closed || holding != h || h.revoked) {
-        return; // closed, or someone else switched or re-acquired already: retry with the current holding
-      }
-      Holding next;
-      try {
-        next = acquireHolding(); // h is still leased, so the store hands out another worker id
-      } catch (RuntimeException e) {
-        e.addSuppressed(cause); // no fresh worker id: the caller learns both why it moved and why it could not
-        throw e;
-      }
-      holding = next;
-      revoke(h, "moved to worker id " + next.lease.workerId() + " after the clock moved back: "
-          + cause.getMessage());
-      retire(h, next);
-      workerSwitches.incrementAndGet();
-      // every id returned from h passed the fencing check before revoke(), so this mark covers all of them
-      releaseQuietly(h.lease, h.ids.highWaterMark());
-      LOG.log(Level.WARNING, () -> "worker id " + h.lease.workerId() + " of space '" + h.lease.space()
-          + "' released after the clock moved back; now worker id " + next.lease.workerId() + ": "
-          + cause.getMessage());
-    }
-  }
-
-  private void releaseQuietly(WorkerLease lease, Instant mark) {
-    try {
-      assigner.release(lease, mark);
-    } catch (RuntimeException e) {
-      LOG.log(Level.WARNING, "could not release worker id " + lease.workerId() + " of space '" + lease.space()
-          + "' (it expires by itself): " + e, e);
-    }
-  }
-
-  private void schedule(long delayNanos) {
-    try {
-      renewer.schedule(this::tick, delayNanos, TimeUnit.NANOSECONDS);
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      // closed
-    }
-  }
-
-  private void tick() {
-    long delay = renewIntervalNanos;
-    boolean failureCounted = false;
-    try {
-      synchronized (lock) {
-        if (closed) {
-          return;
-        }
-        Holding h = holding;
-        if (h != null && !h.revoked && lapsed(h)) {
-          countLoss(h); // the deadline passed before this renewal: the lease was lost, however briefly
-        }
-        if (h == null || h.revoked) {
-          Holding next = acquireHolding();
-          holding = next;
-          retire(h, next);
-        } else {
-          try {
-            renewHolding(h);
-          } catch (WorkerLeaseLostException e) {
-            revoke(h, e.getMessage());
-            leasesLost.incrementAndGet();
-            renewalFailures.incrementAndGet();
-            failureCounted = true;
-            countLoss(h);
-            lastRenewalError = e;
-            LOG.log(Level.WARNING, () -> "fenced: " + e.getMessage());
-            Holding next = acquireHolding();
-            holding = next;
-            retire(h, next);
-          }
-        }
-        lastRenewalError = null;
-      }
-    } catch (Throwable t) {
-      if (!failureCounted) {
-        renewalFailures.incrementAndGet();
-      }
-      lastRenewalError = t;
-      delay = retryIntervalNanos;
-      if (!closed) {
-        LOG.log(Level.WARNING, "worker-id lease renewal in space '" + assigner.space() + "' failed: " + t, t);
-      }
-    } finally {
-      if (!closed) {
-        schedule(delay);
-      }
-    }
+    return new WorkerLeaseLostException(space, h.workerId, message, last != null ? last : cause);
   }
 
   /**
-   * Stops issuing, records the exact high-water mark, releases the lease and closes the assigner. Idempotent.
-   * Store errors are logged, not thrown: an unreleased lease expires by itself after its TTL.
+   * Stops issuing at once, then has the keeper record the exact high-water mark, release the lease and close the
+   * assigner, waiting for it at most {@link Builder#storeWait(Duration)}: a release the store does not answer in
+   * time is abandoned (logged once; the lease expires by itself after its TTL). Idempotent; never throws for the
+   * store.
    */
   @Override
   public void close() {
-    synchronized (lock) {
-      if (closed) {
-        return;
-      }
-      closed = true;
-      renewer.shutdownNow();
-      Holding h = holding;
-      if (h != null && !h.revoked) {
-        revoke(h, "closed");
-        releaseQuietly(h.lease, h.ids.highWaterMark());
-      }
-      try {
-        assigner.close();
-      } catch (RuntimeException e) {
-        LOG.log(Level.WARNING, "closing " + assigner + " failed: " + e, e);
-      }
+    LeaseState before = state.getAndUpdate(LeaseState::closedState);
+    if (before.closed()) {
+      return;
+    }
+    LeaseState.Holding h = before.holding();
+    if (h != null) {
+      h.stop();
+    }
+    try {
+      keeper.requestClose().get(storeWaitNanos, TimeUnit.NANOSECONDS);
+    } catch (TimeoutException e) {
+      LOG.log(Level.WARNING, () -> "closing the LeasedGeneGenerator of space '" + assigner.space() + "': the release"
+          + (h == null ? "" : " of worker id " + h.workerId) + " at " + assigner + " did not finish within "
+          + TimeUnit.NANOSECONDS.toMillis(storeWaitNanos) + " ms; abandoned (the lease expires by itself after its "
+          + "TTL of " + ttl.toMillis() + " ms)");
+    } catch (ExecutionException e) {
+      // the keeper logged it
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    if (h != null) {
+      h.claim.close(); // the generator issues nothing more: the worker id may be used elsewhere in this JVM
     }
     String key = registryKey;
     if (key != null) {
@@ -518,21 +380,9 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     }
   }
 
-  /** Counts the loss of {@code h}'s lease once, whoever sees it first (a snapshot or the renewal thread). */
-  private void countLoss(Holding h) {
-    if (h.lossCounted.compareAndSet(false, true)) {
-      fencings.incrementAndGet();
-    }
-  }
-
-  /** Adds the figures of {@code old}, given up for {@code next}, to the running totals. Caller holds the lock. */
-  private void retire(@Nullable Holding old, Holding next) {
-    Tally t = tally;
-    if (t != null && t.current == old) {
-      tally = t.retire(next);
-    } else if (t != null) {
-      tally = new Tally(t.idsIssued, t.clockStepBacks, t.largestStepBackMillis, t.clockWaits, next);
-    }
+  /** One keeper step on this thread, for a generator built with a manual keeper (model tests). */
+  void tick() {
+    keeper.tick();
   }
 
   void registeredAs(String key) {
@@ -543,23 +393,27 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
 
   /** The worker id held now (it changes after a lost lease or a clock step back). */
   public long workerId() {
-    return currentHolding().lease.workerId();
+    return currentHolding().workerId;
   }
 
-  /** The lease held now. */
+  /** The lease held now, as the store last answered for it. */
   public WorkerLease lease() {
-    return currentHolding().lease;
+    LeaseState s = state.get();
+    if (s.lease() == null) {
+      throw fenced(s, null);
+    }
+    return s.lease();
   }
 
   /** Whether ids can be issued right now (a lease is held, renewed in time, and not closed). */
   public boolean isIssuing() {
-    Holding h = holding;
-    return !closed && h != null && !h.revoked && !lapsed(h);
+    LeaseState s = state.get();
+    return !s.closed() && s.holding() != null && s.revokedReason() == null && !lapsed(s);
   }
 
   /** The latest timestamp the current worker id has used (see {@link GeneSnowflakeGenerator#highWaterMark()}). */
   public Instant highWaterMark() {
-    return currentHolding().ids.highWaterMark();
+    return currentHolding().engine.highWaterMark();
   }
 
   /** The pool this generator leases from. */
@@ -598,30 +452,38 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   /**
    * What this generator has done and how its lease stands: ids summed over every worker id it has held, time left
    * until it fences itself, failed renewals, lost leases, worker-id moves. Cheap enough to call on every metrics
-   * scrape: it takes no lock and does not touch the store.
+   * scrape: it reads the published lease state and the engine's counters, takes no lock and does not touch the
+   * store.
    */
   public LeasedGeneStats stats() {
-    Tally t = Objects.requireNonNull(tally, "started");
-    GeneSnowflakeStats current = t.current.ids.stats();
-    GeneSnowflakeStats ids = new GeneSnowflakeStats(
-        t.idsIssued + current.idsIssued(),
-        current.borrowDebt(),
-        t.clockStepBacks + current.clockStepBacks(),
-        Duration.ofMillis(Math.max(t.largestStepBackMillis, current.largestClockStepBack().toMillis())),
-        t.clockWaits + current.clockWaits());
-    Holding h = holding;
+    LeaseState s = state.get();
+    LeaseState.Holding h = s.holding();
+    LeaseState.Totals t = s.retired();
+    GeneSnowflakeStats ids;
+    if (h == null) {
+      ids = new GeneSnowflakeStats(t.idsIssued(), Duration.ZERO, t.clockStepBacks(),
+          Duration.ofMillis(t.largestStepBackMillis()), t.clockWaits());
+    } else {
+      GeneSnowflakeStats current = h.engine.stats();
+      ids = new GeneSnowflakeStats(t.idsIssued() + current.idsIssued(), current.borrowDebt(),
+          t.clockStepBacks() + current.clockStepBacks(),
+          Duration.ofMillis(Math.max(t.largestStepBackMillis(), current.largestClockStepBack().toMillis())),
+          t.clockWaits() + current.clockWaits());
+    }
     Duration remaining = Duration.ZERO;
-    if (!closed && h != null && !h.revoked) {
-      long left = h.deadlineNanos - System.nanoTime();
+    if (!s.closed() && h != null && s.revokedReason() == null) {
+      long left = s.deadlineNanos() - nanos.getAsLong();
       if (left > 0) {
         remaining = Duration.ofNanos(left);
       } else {
-        countLoss(h);
+        keeper.countLoss(s);
       }
     }
-    Throwable last = lastRenewalError;
-    return new LeasedGeneStats(ids, h == null ? -1 : h.lease.workerId(), remaining, ttl, renewalFailures.get(),
-        fencings.get(), workerSwitches.get(), isIssuing(), last == null ? null : last.getMessage() != null ? last.getMessage() : last.toString());
+    Throwable last = keeper.lastError();
+    boolean issuing = !s.closed() && h != null && s.revokedReason() == null && !remaining.isZero();
+    return new LeasedGeneStats(ids, h == null ? -1 : h.workerId, remaining, ttl, renewalFailures.get(),
+        fencings.get(), workerSwitches.get(), issuing,
+        last == null ? null : last.getMessage() != null ? last.getMessage() : last.toString());
   }
 
   /** The lease time to live of the assigner: how long ids may be issued after the last successful renewal. */
@@ -631,32 +493,39 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
 
   /** The error of the last failed renewal, cleared by the next success. */
   public @Nullable Throwable lastRenewalError() {
-    return lastRenewalError;
+    return keeper.lastError();
   }
 
-  private Holding currentHolding() {
-    Holding h = holding;
-    if (h == null) {
-      throw fenced(null, null);
+  private LeaseState.Holding currentHolding() {
+    LeaseState s = state.get();
+    if (s.holding() == null) {
+      throw fenced(s, null);
     }
-    return h;
+    return s.holding();
   }
 
   @Override
   public String toString() {
-    Holding h = holding;
-    return "LeasedGeneGenerator[space=" + assigner.space() + ", workerId=" + (h == null ? "none" : h.lease.workerId())
+    LeaseState.Holding h = state.get().holding();
+    return "LeasedGeneGenerator[space=" + assigner.space() + ", workerId=" + (h == null ? "none" : h.workerId)
         + ", " + layout + ", ttl=" + ttl + ", assigner=" + assigner + "]";
   }
 
   /** Configuration of a {@link LeasedGeneGenerator}. */
   public static final class Builder {
+    /** Default {@link #storeWait(Duration)}. */
+    public static final Duration DEFAULT_STORE_WAIT = Duration.ofSeconds(2);
+
     @Nullable WorkerIdAssigner assigner;
     GeneIdLayout layout = GeneIdLayout.defaults();
     GeneClock clock = GeneClock.system();
     long maxBorrowMillis = GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS;
     ClockBackwardsPolicy clockBackwardsPolicy = ClockBackwardsPolicy.DEFAULT;
     @Nullable Duration renewInterval;
+    Duration storeWait = DEFAULT_STORE_WAIT;
+    @Nullable Duration startTimeout;
+    LongSupplier nanos = System::nanoTime;
+    boolean manualKeeper;
 
     private Builder() {}
 
@@ -701,8 +570,44 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     }
 
     /**
-     * Acquires a worker id (waiting up to the assigner's acquire timeout), records its first mark and starts the
-     * renewal thread. The caller owns the generator and must {@link #close()} it.
+     * The longest a caller waits for a store call the keeper makes for it: {@link LeasedGeneGenerator#close()} for
+     * the release, an id call for the move to a fresh worker id after a clock step back or for a renewal that
+     * records a higher mark. In [0, 1 min]. Default 2 s.
+     */
+    public Builder storeWait(Duration storeWait) {
+      Objects.requireNonNull(storeWait, "storeWait");
+      GeneIdLayout.checkRange("storeWait (ms)", storeWait.toMillis(), 0, 60_000);
+      this.storeWait = storeWait;
+      return this;
+    }
+
+    /**
+     * How long {@link #build()} waits for the first lease, however silent the store: set it above the assigner's
+     * acquire timeout. In [1 ms, 1 h]. Default four TTLs plus 10 s (the assigners' default acquire timeout is two).
+     */
+    public Builder startTimeout(Duration startTimeout) {
+      Objects.requireNonNull(startTimeout, "startTimeout");
+      GeneIdLayout.checkRange("startTimeout (ms)", startTimeout.toMillis(), 1, 3_600_000);
+      this.startTimeout = startTimeout;
+      return this;
+    }
+
+    /** No keeper thread: the first lease is acquired by build(), every later step by {@link #tick()}. */
+    Builder manualKeeper() {
+      this.manualKeeper = true;
+      return this;
+    }
+
+    /** The monotonic time of fencing deadlines; tests drive it by hand. */
+    Builder nanoTime(LongSupplier nanos) {
+      this.nanos = Objects.requireNonNull(nanos, "nanos");
+      return this;
+    }
+
+    /**
+     * Acquires a worker id (waiting up to the assigner's acquire timeout, at most {@link #startTimeout(Duration)}),
+     * records its first mark and starts the keeper thread. The caller owns the generator and must {@link #close()}
+     * it.
      *
      * @throws WorkerIdExhaustedException if no worker id of the pool is free
      * @throws GeneIdException if the store cannot be reached

@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  *     worker id could not be re-acquired after a lost one
  * @param fencings leases lost: the local deadline passed without a successful renewal, or the store refused a
  *     renewal (the id was taken over or forgotten). A lapse is counted once, by whichever sees it first: this
- *     snapshot or the renewal thread (which looks at least every quarter of the renewal interval while failing)
+ *     snapshot, an id call or the keeper thread (which looks at least every quarter of the renewal interval while
+ *     failing)
  * @param workerSwitches times a clock step back moved this generator to a fresh worker id
  * @param issuing whether ids can be issued right now (see {@link LeasedGeneGenerator#isIssuing()})
  * @param lastRenewalError the message of the last failed renewal, cleared by the next success; {@code null} if the

@@ -5,7 +5,8 @@ import org.jspecify.annotations.Nullable;
 /**
  * A worker-id lease is gone: the store no longer holds it under this holder's token, or its holder could not renew
  * it before it lapsed. A {@link LeasedGeneGenerator} in this state issues no id (fencing): another process may
- * already hold the worker id. It re-acquires a worker id in the background; callers may retry.
+ * already hold the worker id. Its keeper thread renews (or re-acquires a worker id) in the background; callers may
+ * retry: the exception is thrown at once, never after waiting for the store.
  */
 public final class WorkerLeaseLostException extends GeneIdException {
   private static final long serialVersionUID = 1L;
