@@ -225,7 +225,10 @@ final class FaultRun {
     if (process == null || !process.isAlive()) {
       return;
     }
-    new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid())).inheritIO().start().waitFor();
+    // a JVM that exits between the check and the signal is fine: kill's complaint is not
+    new ProcessBuilder("kill", "-" + signal, Long.toString(process.pid()))
+        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectError(ProcessBuilder.Redirect.DISCARD)
+        .start().waitFor();
   }
 
   private static Result collect(List<Path[]> outputs, int processes, long killed, long afterFaultsAt)
