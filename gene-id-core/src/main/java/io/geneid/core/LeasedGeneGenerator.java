@@ -322,12 +322,13 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
             .maxBorrowMillis(maxBorrowMillis)
             .clockBackwardsPolicy(clockBackwardsPolicy)
             .highWaterMark(lease.previousHighWaterMark())
-            .buildUnshared();
+            .buildClaimed("a LeasedGeneGenerator of space '" + lease.space() + "' [" + assigner + "]", false);
         ids.ceiling(previous); // nothing may be issued before the first mark is recorded
         Holding h = new Holding(lease, ids);
         try {
           renewHolding(h);
         } catch (RuntimeException e) {
+          ids.releaseClaim();
           releaseQuietly(lease, lease.previousHighWaterMark());
           throw e;
         }
@@ -395,6 +396,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     h.revokedAtMillis = System.currentTimeMillis();
     h.revoked = true;
     h.ids.ceiling(Long.MIN_VALUE / 4); // stop the engine too; ids it makes now fail the fencing check anyway
+    h.ids.releaseClaim();
   }
 
   private void switchWorker(Holding h, ClockMovedBackwardsException cause) {
