@@ -325,9 +325,13 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     }
   }
 
-  /** The generator ids come from (created, and with a lease acquired, on first call). */
+  /**
+   * The generator ids come from (created, and with a lease acquired, on first call): the JVM-shared generator itself,
+   * not this instance's handle on it.
+   */
   GeneIdGenerator generator() {
-    return generatorInstance();
+    GeneIdGenerator g = generatorInstance();
+    return g instanceof GeneIdRegistry.Handle<?> h ? h.generator() : g;
   }
 
   @Override

@@ -112,19 +112,26 @@ class GeneIdLeaseTest {
     String space = unique("redis");
     String owner = unique("owner");
     AtomicReference<LeasedGeneGenerator> first = new AtomicReference<>();
+    AtomicReference<GeneIdRegistry.Handle<LeasedGeneGenerator>> sharding = new AtomicReference<>();
     redisRunner(space, 9, owner).run(context -> {
       LeasedGeneGenerator generator = leasedBean(context, 9);
       first.set(generator);
       assertThat(redis.redis().hget(redis.leaseKey(space, "holder"), "9")).isEqualTo(owner);
       // JVM-shared: the same properties through WorkerIdAssigners (as a ShardingSphere key generator would pass
-      // them) give this very instance
+      // them) give a handle on this very instance
       Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", redis.prefix, "space", space, "worker-id-min", "9", "worker-id-max", "9",
           "lease-ttl", "2s", "lease-acquire-timeout", "0ms", "lease-owner", owner));
-      assertThat(WorkerIdAssigners.sharedGenerator(props)).isSameAs(generator);
+      sharding.set(WorkerIdAssigners.sharedGenerator(props));
+      assertThat(sharding.get().generator()).isSameAs(generator);
       assertThat(GeneIdRegistry.allShared()).contains(generator);
     });
-    // closed with the context: lease released (holder gone), no more ids, out of the registry
+    // #11 scenario 10: the context closed its own hold only; the other user (ShardingSphere) still issues
+    assertThat(first.get().isIssuing()).isTrue();
+    assertThat(sharding.get().nextId()).isPositive();
+    assertThat(redis.redis().hget(redis.leaseKey(space, "holder"), "9")).isEqualTo(owner);
+    sharding.get().close();
+    // the last user let go: lease released (holder gone), no more ids, out of the registry
     assertThat(redis.redis().hexists(redis.leaseKey(space, "holder"), "9")).isFalse();
     assertThat(first.get().isIssuing()).isFalse();
     Assertions.assertThatThrownBy(first.get()::nextId).isInstanceOf(GeneIdException.class)
