@@ -251,23 +251,24 @@ class GeneIdLeaseTest {
   void jdbcLeaseOnMariaDbThroughItsUrl() throws SQLException {
     String url = MARIADB + mariaDb;
     String space = unique("maria");
+    // 250: the static tests of this JVM build worker ids 100.. and 200.., and a worker id has one generator per JVM
     ApplicationContextRunner r = runner.withPropertyValues("gene-id.worker-assigner=jdbc", "gene-id.jdbc.url=" + url,
         "gene-id.jdbc.username=root", "gene-id.jdbc.password=", "gene-id.jdbc.create-tables=true")
-        .withPropertyValues(onePool(space, 200, "maria-owner"));
+        .withPropertyValues(onePool(space, 250, "maria-owner"));
     AtomicReference<LeasedGeneGenerator> first = new AtomicReference<>();
     r.run(context -> {
-      LeasedGeneGenerator generator = leasedBean(context, 200);
+      LeasedGeneGenerator generator = leasedBean(context, 250);
       first.set(generator);
       assertThat(GeneIdRegistry.allShared()).contains(generator); // JVM-wide: the same URL in ShardingSphere shares it
       try (Connection c = DriverManager.getConnection(url, "root", "")) {
-        assertThat(holder(c, "gene_id_worker_lease", space, 200)).isEqualTo("maria-owner");
+        assertThat(holder(c, "gene_id_worker_lease", space, 250)).isEqualTo("maria-owner");
       }
     });
     assertThat(first.get().isIssuing()).isFalse();
     try (Connection c = DriverManager.getConnection(url, "root", "")) {
-      assertThat(holder(c, "gene_id_worker_lease", space, 200)).isEmpty();
+      assertThat(holder(c, "gene_id_worker_lease", space, 250)).isEmpty();
     }
-    r.run(context -> leasedBean(context, 200));
+    r.run(context -> leasedBean(context, 250));
   }
 
   @Test
