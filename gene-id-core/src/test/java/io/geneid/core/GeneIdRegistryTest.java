@@ -307,6 +307,36 @@ class GeneIdRegistryTest {
     }
   }
 
+  @Test
+  void theShutdownHookClosesEverySharedGeneratorWhateverItsHandleCount() {
+    GeneIdRegistry.Handle<Closeable> a = GeneIdRegistry.acquire("test:hook-a", () -> new Closeable(306));
+    GeneIdRegistry.Handle<Closeable> a2 = GeneIdRegistry.acquire("test:hook-a", () -> new Closeable(307));
+    Closeable b = GeneIdRegistry.shared("test:hook-b", () -> new Closeable(308)); // held for the JVM's life
+    GeneIdRegistry.closeAllShared(); // what the one hook of the registry runs
+    assertThat(a.generator().closed).isTrue();
+    assertThat(b.closed).isTrue();
+    assertThat(GeneIdRegistry.users("test:hook-a")).isZero();
+    assertThat(GeneIdRegistry.allShared()).doesNotContain(a.generator(), b);
+    a.close(); // late handles close quietly
+    a2.close();
+  }
+
+  @Test
+  void aGeneratorClosedDirectlyLeavesTheRegistryAndItsHandlesFailLikeIt() {
+    Map<String, String> props = Map.of("worker-id", "14", "mark-file", dir.resolve("w14.mark").toString(),
+        "space", "direct", "lease-ttl", "1s");
+    GeneIdRegistry.Handle<LeasedGeneGenerator> handle = WorkerIdAssigners.sharedGenerator(props);
+    handle.generator().close(); // for every user: the handle's javadoc says to close the handle instead
+    assertThat(GeneIdRegistry.users(handle.key())).isZero();
+    assertThat(GeneIdRegistry.allShared()).doesNotContain(handle.generator());
+    assertThatThrownBy(handle::nextId).isInstanceOf(GeneIdException.class).hasMessageContaining("is closed");
+    handle.close();
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(props)) {
+      assertThat(again.generator()).isNotSameAs(handle.generator());
+      assertThat(again.nextId()).isPositive();
+    }
+  }
+
   /** A key whose ConcurrentHashMap bin (for tables up to 1024 bins) is {@code key}'s. */
   private static String sameBin(String key) {
     for (int i = 0; ; i++) {
