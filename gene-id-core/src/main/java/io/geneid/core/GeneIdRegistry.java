@@ -25,7 +25,8 @@ import org.jspecify.annotations.Nullable;
  *   <li>{@link GeneSnowflakeGenerator.Builder#build()}: the shared instance of its (layout, worker id), below, holds
  *       its claim for the JVM's life;</li>
  *   <li>a {@link LeasedGeneGenerator}: one claim per worker id it leases, given up when it gives the worker id up
- *       (its high-water mark is then kept with the claim, and the next claimant in this JVM starts after it).</li>
+ *       (its high-water mark is then kept with the claim, and a fixed-worker-id generator built later in this JVM
+ *       starts after it; a later leased one relies on its own lease's mark).</li>
  * </ul>
  * A second claim of a held (epoch, worker id) is refused with an {@link IllegalStateException} that names both
  * claimants. Only {@link GeneSnowflakeGenerator.Builder#buildUnshared()} takes no claim (it is for tests).

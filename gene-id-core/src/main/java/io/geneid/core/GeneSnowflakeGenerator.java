@@ -127,8 +127,10 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
       // an earlier run of this worker id (crashed a moment ago) issued at most maxBorrowMillis beyond its clock
       floor = clock.currentTimeMillis() + maxBorrowMillis;
     }
-    if (claim != null) {
-      floor = Math.max(floor, claim.previousMark()); // an earlier generator of this JVM gave the worker id up
+    if (claim != null && restartFloor) {
+      // a fixed worker id has no store to vouch for its history, but this JVM saw an earlier generator give it up
+      // (a leased engine relies on its lease's mark instead: its pool's store knows the worker id's history)
+      floor = Math.max(floor, claim.previousMark());
     }
     if (floor != Long.MIN_VALUE) {
       advancePast(floor);
@@ -514,9 +516,9 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
     /**
      * A new generator, not registered for sharing, that claims its (epoch, worker id) in the JVM for
-     * {@code claimant} until {@link GeneSnowflakeGenerator#releaseClaim()}; with {@code restartFloor} and no
-     * {@link #highWaterMark(Instant)} it starts after its clock plus {@code maxBorrowMillis}. Always after the mark
-     * an earlier claimant of this JVM left.
+     * {@code claimant} until {@link GeneSnowflakeGenerator#releaseClaim()}. With {@code restartFloor} (a fixed worker
+     * id, no store behind it) it starts after the mark an earlier claimant of this JVM left and, without
+     * {@link #highWaterMark(Instant)}, after its clock plus {@code maxBorrowMillis}.
      *
      * @throws IllegalStateException naming both claimants if another generator of the JVM holds the worker id
      */
