@@ -6,6 +6,7 @@ import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
 
 /**
  * A Snowflake generator whose ids carry a gene in their lowest bits, with one sequence per gene.
@@ -33,9 +34,20 @@ import java.util.concurrent.locks.LockSupport;
  * (wait, then {@link ClockMovedBackwardsException}).
  *
  * <h2>One per worker id</h2>
- * Two generators with the same worker id and layout in one JVM would issue the same ids. {@link Builder#build()}
+ * Two generators with the same worker id and epoch in one JVM would issue the same ids. {@link Builder#build()}
  * therefore returns the JVM-wide instance for its (layout, worker id) from {@link GeneIdRegistry}, creating it on
- * first use; ShardingSphere's key generator, the MyBatis-Plus generator and a Spring bean all end up sharing one.
+ * first use and claiming its (epoch, worker id) for the JVM's life; ShardingSphere's key generator, the MyBatis-Plus
+ * generator and a Spring bean with the same settings all end up sharing one, and any other claimant of that worker id
+ * in the JVM (a leased generator, a build with another layout of the same epoch, a second class loader) is refused.
+ *
+ * <h2>Restart</h2>
+ * A generator built without a {@link Builder#highWaterMark(Instant) high-water mark} issues only timestamps after
+ * {@code its clock at build + maxBorrowMillis}: an earlier run of the same worker id ended before this one began, and
+ * bounded borrowing kept it at most {@code maxBorrowMillis} ahead of its clock, so no id of it can come back, however
+ * fast the restart. The cost is one start-up borrow: the first ids carry timestamps up to {@code maxBorrowMillis}
+ * ahead, and the generator issues at the clock's pace until it has caught up. This assumes the clock did not step
+ * back between the runs; a mark kept outside the process ({@link StaticWorkerIdAssigner}'s mark file, a lease store)
+ * covers that too.
  *
  * <p>Ids of one gene strictly increase. Ids are positive.
  */
@@ -82,10 +94,13 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   private volatile long ceilingMillis = Long.MAX_VALUE;
 
   private final ClockWatch clockWatch;
+  /** This generator's claim on its worker id in the JVM, or null for {@link Builder#buildUnshared()}. */
+  private final GeneIdRegistry.@Nullable Claim claim;
   /** Largest {@link GeneSnowflakeStats#idsIssued()} reported, so that counts never go down between snapshots. */
   private final AtomicLong reportedIssued = new AtomicLong();
 
-  private GeneSnowflakeGenerator(Builder b) {
+  private GeneSnowflakeGenerator(Builder b, GeneIdRegistry.@Nullable Claim claim, boolean restartFloor) {
+    this.claim = claim;
     this.layout = b.layout;
     this.workerId = b.workerId;
     this.clock = b.clock;
@@ -105,8 +120,20 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     this.spread = new GeneSpread(geneBits);
     this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
     this.clockWatch = new ClockWatch(clock, epochMillis);
+    long floor = Long.MIN_VALUE;
     if (b.highWaterMark != null) {
-      advancePast(b.highWaterMark.toEpochMilli());
+      floor = b.highWaterMark.toEpochMilli();
+    } else if (restartFloor) {
+      // an earlier run of this worker id (crashed a moment ago) issued at most maxBorrowMillis beyond its clock
+      floor = clock.currentTimeMillis() + maxBorrowMillis;
+    }
+    if (claim != null && restartFloor) {
+      // a fixed worker id has no store to vouch for its history, but this JVM saw an earlier generator give it up
+      // (a leased engine relies on its lease's mark instead: its pool's store knows the worker id's history)
+      floor = Math.max(floor, claim.previousMark());
+    }
+    if (floor != Long.MIN_VALUE) {
+      advancePast(floor);
     }
     CapacityWarning.warnOnce(layout, Instant.ofEpochMilli(clock.currentTimeMillis()),
         CapacityWarning.horizon(b.capacityWarningHorizon));
@@ -325,6 +352,18 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
         Duration.ofMillis(clockWatch.largestStepBack()), clockWatch.waits());
   }
 
+  /**
+   * Gives up this generator's claim on its worker id (see {@link GeneIdRegistry}), recording its high-water mark for
+   * the next claimant in this JVM. The caller must make sure no id of this generator is handed out afterwards.
+   * Idempotent; nothing for a generator built without a claim.
+   */
+  void releaseClaim() {
+    GeneIdRegistry.Claim c = claim;
+    if (c != null) {
+      c.close(highWaterMark().toEpochMilli());
+    }
+  }
+
   /** Limits issued timestamps to at most {@code unixMillis}. */
   void ceiling(long unixMillis) {
     this.ceilingMillis = unixMillis - epochMillis;
@@ -439,12 +478,26 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     }
 
     /**
-     * The generator for this (layout, worker id) shared by the whole JVM: created on first use, the same instance
-     * afterwards (its high-water mark raised if this builder's is later).
+     * The generator for this (layout, worker id) shared by the whole JVM.
+     * <ul>
+     *   <li><b>Shared:</b> the first call creates it and registers it in {@link GeneIdRegistry}; every later call
+     *       with the same layout and worker id (from ShardingSphere, MyBatis-Plus, Spring or the application) gets
+     *       the same instance, its high-water mark raised if this builder's is later. It is never closed.</li>
+     *   <li><b>Claimed:</b> creating it claims its (epoch, worker id) in the JVM for the JVM's life, across class
+     *       loaders ({@link GeneIdRegistry}).</li>
+     *   <li><b>Refused</b> with an {@link IllegalStateException} naming both: a build with the same layout and
+     *       worker id but other settings (clock, {@code maxBorrowMillis}, clock policy); a build with another layout
+     *       of the same epoch and worker id; and any build while another generator of the JVM (a
+     *       {@link LeasedGeneGenerator}, a copy of gene-id in another class loader) holds the worker id. Likewise
+     *       a leased generator that later leases this worker id is refused.</li>
+     *   <li><b>Restart-safe:</b> without {@link #highWaterMark(Instant)} it issues only after its clock at creation
+     *       plus {@code maxBorrowMillis} (see "Restart" on {@link GeneSnowflakeGenerator}), so a quick restart of a
+     *       crashed process with the same worker id repeats no id.</li>
+     * </ul>
      *
      * @throws IllegalArgumentException for a setting out of range
-     * @throws IllegalStateException if a generator for the same layout and worker id already exists with other
-     *     settings (two of them would issue duplicate ids)
+     * @throws IllegalStateException if another generator of this JVM holds the worker id, or one for the same layout
+     *     and worker id exists with other settings (two of them would issue duplicate ids)
      */
     public GeneSnowflakeGenerator build() {
       validate();
@@ -452,12 +505,39 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     }
 
     /**
-     * A generator of its own, not shared through {@link GeneIdRegistry}. Only for tests and for code that owns the
-     * worker id alone: two generators with the same worker id and layout in one JVM issue duplicate ids.
+     * A generator of its own, <b>for tests only</b>. It takes no claim in {@link GeneIdRegistry} and no restart
+     * floor: nothing stops a second generator of this JVM with the same worker id and epoch (the two issue the same
+     * ids), nor a quick restart from repeating the ids a crashed run borrowed ahead; it trusts the caller to own the
+     * worker id alone and to vouch for its history (pass {@link #highWaterMark(Instant)}). Tests use it for an
+     * exact, isolated engine driven by a manual clock.
      */
     public GeneSnowflakeGenerator buildUnshared() {
       validate();
-      return new GeneSnowflakeGenerator(this);
+      return new GeneSnowflakeGenerator(this, null, false);
+    }
+
+    /**
+     * A new generator, not registered for sharing, that claims its (epoch, worker id) in the JVM for
+     * {@code claimant} until {@link GeneSnowflakeGenerator#releaseClaim()}. With {@code restartFloor} (a fixed worker
+     * id, no store behind it) it starts after the mark an earlier claimant of this JVM left and, without
+     * {@link #highWaterMark(Instant)}, after its clock plus {@code maxBorrowMillis}.
+     *
+     * @throws IllegalStateException naming both claimants if another generator of the JVM holds the worker id
+     */
+    GeneSnowflakeGenerator buildClaimed(String claimant, boolean restartFloor) {
+      validate();
+      GeneIdRegistry.Claim c = GeneIdRegistry.claim(layout, workerId, claimant);
+      try {
+        return new GeneSnowflakeGenerator(this, c, restartFloor);
+      } catch (RuntimeException | Error e) {
+        c.close();
+        throw e;
+      }
+    }
+
+    /** The settings, for claim descriptions. */
+    String describe() {
+      return "workerId=" + workerId + ", " + layout + ", maxBorrowMillis=" + maxBorrowMillis + ", clock=" + clock;
     }
 
     private void validate() {

@@ -26,7 +26,11 @@ import org.jspecify.annotations.Nullable;
  * it ({@code orders-3} -> 3), with the high-water mark kept in a local file.
  *
  * <p>The mark file makes a restart after a clock rollback safe: the restarted process issues only after the mark the
- * previous run recorded. It holds one line, the mark in milliseconds since 1970, replaced atomically. A lock file
+ * previous run recorded. It holds one line, the mark in milliseconds since 1970, replaced atomically and durably: the
+ * new content is flushed to disk, moved over the old file, and the directory is flushed too, so a power loss cannot
+ * bring back an older mark. Every grant starts above {@code max(mark file, now + borrowSlack)}: a previous run that
+ * crashed before its mark reached the file (or a missing file) issued at most {@code borrowSlack} beyond its clock,
+ * which was before this one's. A lock file
  * next to it ({@code <mark file>.lock}) keeps a second process on the same host from holding the same worker id.
  * Nothing protects two hosts configured with the same id: use a Redis or JDBC assigner for fleets that change.
  *
@@ -145,7 +149,9 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
         this.fileLock = taken;
         this.recordedMark = readMark();
         this.token++;
-        Instant mark = Instant.ofEpochMilli(recordedMark);
+        // the previous run of this worker id ended before now and borrowed at most borrowSlack beyond its clock
+        long floor = Math.max(recordedMark, System.currentTimeMillis() + Math.max(0L, borrowSlack.toMillis()));
+        Instant mark = Instant.ofEpochMilli(floor);
         return new WorkerLease(space, workerId, token, owner, mark, mark, Instant.MAX);
       } catch (IOException e) {
         throw new GeneIdException("cannot lock the mark file " + markFile + " of worker id " + workerId + ": " + e,
@@ -246,6 +252,26 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
     } catch (IOException e) {
       throw new GeneIdException("cannot replace the mark file " + markFile + " of worker id " + workerId + ": " + e,
           e);
+    }
+    try {
+      syncDirectory(markFile.toAbsolutePath().getParent());
+    } catch (IOException e) {
+      throw new GeneIdException("cannot flush the directory of the mark file " + markFile + " of worker id "
+          + workerId + " (the new mark could be lost in a power failure): " + e, e);
+    }
+  }
+
+  /**
+   * Flushes a directory's entries to disk, so a rename in it survives a power loss. Works on Linux and macOS; where a
+   * directory cannot be opened for this (Windows), the rename is left to the file system's own journal.
+   */
+  static void syncDirectory(Path dir) throws IOException {
+    try (FileChannel ch = FileChannel.open(dir, StandardOpenOption.READ)) {
+      ch.force(true);
+    } catch (IOException e) {
+      if (!System.getProperty("os.name", "").toLowerCase(java.util.Locale.ROOT).startsWith("windows")) {
+        throw e;
+      }
     }
   }
 

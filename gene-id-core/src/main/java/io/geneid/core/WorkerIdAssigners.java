@@ -87,19 +87,33 @@ public final class WorkerIdAssigners {
   private WorkerIdAssigners() {}
 
   /**
-   * The JVM-wide generator for these properties: created (lease acquired) on first use, the same instance for every
-   * later call with equal properties, released at JVM shutdown or on {@link LeasedGeneGenerator#close()}.
+   * A new handle on the JVM-wide leased generator for these properties, for ShardingSphere, MyBatis-Plus, Spring
+   * and the application to share one generator, hence one lease, per configuration.
+   *
+   * <h4>Reference counting</h4>
+   * Every call returns a new {@link GeneIdRegistry.Handle}: the first one (for properties that are equal, whatever
+   * their order) creates the generator and acquires its lease; later ones share that generator and only count one
+   * more user. Each user closes its own handle when it is done (a Spring bean's destroy method, a ShardingSphere
+   * rule that is closed): that gives up its hold only, and the other users keep issuing. Closing the last handle
+   * closes the generator (mark recorded, lease released); a call after that creates a new one. Handles that are
+   * never closed are closed by the registry's single JVM shutdown hook. Closing the generator itself
+   * ({@code handle.generator().close()}) closes it for every user: close the handle instead.
+   *
+   * <p>The lease is acquired in the calling thread outside every map lock: a slow store delays only the callers
+   * asking for the same properties. Like every leased generator, the one behind the handle claims each worker id it
+   * leases in this JVM ({@link GeneIdRegistry}): a generator built for the same worker id and epoch another way is
+   * refused with a message naming both.
    *
    * @throws IllegalArgumentException for an unknown key or a bad value, naming it
+   * @throws IllegalStateException if another generator of this JVM holds the worker id (a static one)
    * @throws WorkerIdExhaustedException if no worker id is free
    */
-  public static GeneIdGenerator sharedGenerator(Map<String, String> props) {
+  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(Map<String, String> props) {
     WorkerIdAssignerProvider provider = checkedProvider(props);
     String key = canonicalKey(provider.type(), props);
-    return GeneIdRegistry.shared(key, () -> {
+    return GeneIdRegistry.acquire(key, () -> {
       LeasedGeneGenerator generator = build(provider, props);
       generator.registeredAs(key);
-      Runtime.getRuntime().addShutdownHook(new Thread(generator::close, "gene-id-lease-release"));
       return generator;
     });
   }

@@ -122,6 +122,69 @@ class StaticWorkerIdAssignerTest {
         .hasMessage("renewInterval must be in [10ms, 1000ms) (below the lease TTL) but was 1000ms");
   }
 
+  @Test
+  void aGrantStartsAboveNowPlusTheBorrowSlackWhateverTheMarkFileSays() throws Exception {
+    Path mark = dir.resolve("w6.mark");
+    long before = System.currentTimeMillis();
+    try (StaticWorkerIdAssigner a = StaticWorkerIdAssigner.builder().workerId(6).markFile(mark).build()) {
+      // no mark file: the previous run may have issued up to the borrow slack beyond its clock, before now
+      assertThat(a.acquire(255, Duration.ofSeconds(20)).previousHighWaterMark().toEpochMilli())
+          .isGreaterThanOrEqualTo(before + 20_000);
+    }
+    long ahead = System.currentTimeMillis() + 60_000;
+    Files.writeString(mark, Long.toString(ahead));
+    try (StaticWorkerIdAssigner a = StaticWorkerIdAssigner.builder().workerId(6).markFile(mark).build()) {
+      assertThat(a.acquire(255, Duration.ofMillis(10)).previousHighWaterMark().toEpochMilli()).isEqualTo(ahead);
+    }
+  }
+
+  /**
+   * #11 scenario 5, static worker id. Before: with its mark lost (no mark file, or an old one that a power loss
+   * brought back), run B started at once after run A died re-issued 18,729 of A's 20,000 ids (A borrowed ~1.2 s
+   * ahead). Now every grant starts above now + maxBorrowMillis.
+   */
+  @Test
+  void aQuickRestartWithALostMarkRepeatsNoneOfTheIdsTheDeadRunBorrowed() throws Exception {
+    Path mark = dir.resolve("w7.mark");
+    GeneIdLayout layout = GeneIdLayout.builder().epoch(GeneIdLayout.DEFAULT_EPOCH).timestampBits(41).workerBits(18)
+        .sequenceBits(4).geneBits(0).build();
+    // run A, another process that died before its mark reached the disk: ids borrowed ahead, an old mark on disk
+    GeneSnowflakeGenerator runA = GeneSnowflakeGenerator.builder().layout(layout).workerId(7).maxBorrowMillis(5000)
+        .buildUnshared();
+    Files.writeString(mark, Long.toString(System.currentTimeMillis() - 60_000));
+    Set<Long> issuedByA = new HashSet<>();
+    for (int i = 0; i < 20_000; i++) {
+      issuedByA.add(runA.nextId());
+    }
+    int repeats = 0;
+    try (LeasedGeneGenerator runB = LeasedGeneGenerator.builder()
+        .assigner(StaticWorkerIdAssigner.builder().workerId(7).markFile(mark).ttl(Duration.ofSeconds(1)).build())
+        .layout(layout).maxBorrowMillis(5000).build()) {
+      for (int i = 0; i < 20_000; i++) {
+        if (issuedByA.contains(runB.nextId())) {
+          repeats++;
+        }
+      }
+    }
+    assertThat(repeats).isZero();
+  }
+
+  @Test
+  void theMarkFileAndItsDirectoryAreFlushed() throws Exception {
+    StaticWorkerIdAssigner.syncDirectory(dir); // opens the directory and forces it: no error on Linux
+    Path mark = dir.resolve("sub").resolve("w8.mark");
+    try (StaticWorkerIdAssigner a = StaticWorkerIdAssigner.builder().workerId(8).markFile(mark).build()) {
+      WorkerLease lease = a.acquire(255, Duration.ofMillis(10));
+      a.renew(lease, java.time.Instant.ofEpochMilli(lease.previousHighWaterMark().toEpochMilli() + 5));
+      assertThat(Long.parseLong(readMark(mark))).isEqualTo(lease.previousHighWaterMark().toEpochMilli() + 5);
+      a.release(lease, java.time.Instant.ofEpochMilli(lease.previousHighWaterMark().toEpochMilli() + 7));
+    }
+    assertThat(Long.parseLong(readMark(mark))).isGreaterThan(0);
+    assertThat(Files.exists(mark.resolveSibling("w8.mark.tmp"))).isFalse();
+    assertThatThrownBy(() -> StaticWorkerIdAssigner.syncDirectory(dir.resolve("missing")))
+        .isInstanceOf(java.nio.file.NoSuchFileException.class);
+  }
+
   private static LeasedGeneGenerator generator(Path mark, GeneClock clock) {
     return LeasedGeneGenerator.builder()
         .assigner(StaticWorkerIdAssigner.builder().workerId(5).markFile(mark).ttl(Duration.ofSeconds(1)).build())

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -81,17 +82,63 @@ class WorkerIdAssignersTest {
   void sharedGeneratorIsOnePerConfiguration() {
     Map<String, String> props = Map.of("worker-id", "9", "mark-file", dir.resolve("m").toString(),
         "gene-bits", "4", "sequence-bits", "10", "lease-ttl", "2s");
-    GeneIdGenerator first = WorkerIdAssigners.sharedGenerator(props);
-    try {
-      assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(first);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> first = WorkerIdAssigners.sharedGenerator(props);
+    LeasedGeneGenerator generator = first.generator();
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> second = WorkerIdAssigners.sharedGenerator(Map.copyOf(props))) {
+      assertThat(second).isNotSameAs(first);
+      assertThat(second.generator()).isSameAs(generator);
       assertThat(first.geneBits()).isEqualTo(4);
-      assertThat(((LeasedGeneGenerator) first).workerId()).isEqualTo(9);
-      assertThat(GeneIdRegistry.allShared()).contains(first);
+      assertThat(generator.workerId()).isEqualTo(9);
+      assertThat(GeneIdRegistry.allShared()).contains(generator);
     } finally {
-      ((LeasedGeneGenerator) first).close();
+      first.close();
     }
-    assertThat(GeneIdRegistry.allShared()).doesNotContain(first);
-    assertThatThrownBy(first::nextId).hasMessage("this LeasedGeneGenerator of space 'default' is closed: it issues "
-        + "no ids");
+    assertThat(GeneIdRegistry.allShared()).doesNotContain(generator);
+    assertThatThrownBy(generator::nextId).hasMessage("this LeasedGeneGenerator of space 'default' is closed: it "
+        + "issues no ids");
+  }
+
+  /**
+   * #11 scenario 10: Spring and ShardingSphere share one leased generator. Before: both got the same
+   * LeasedGeneGenerator, so Spring's destroy method closed it under ShardingSphere (whose next id failed with "is
+   * closed"), and each generator added a JVM shutdown hook of its own.
+   */
+  @Test
+  void oneUserClosingItsHandleLeavesTheOtherIssuingAndTheLastCloseReleasesTheLease() {
+    Path mark = dir.resolve("w13.mark");
+    Map<String, String> props = Map.of("worker-id", "13", "mark-file", mark.toString(), "space", "counted",
+        "lease-ttl", "1s");
+    GeneIdRegistry.Handle<LeasedGeneGenerator> spring = WorkerIdAssigners.sharedGenerator(props);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> sharding = WorkerIdAssigners.sharedGenerator(props);
+    LeasedGeneGenerator generator = spring.generator();
+    assertThat(sharding.generator()).isSameAs(generator);
+    String key = WorkerIdAssigners.canonicalKey("static", props);
+    assertThat(GeneIdRegistry.users(key)).isEqualTo(2);
+
+    spring.close();
+    assertThat(GeneIdRegistry.users(key)).isEqualTo(1);
+    assertThat(generator.isIssuing()).isTrue();
+    assertThat(sharding.nextId()).isPositive();
+    assertThatThrownBy(spring::nextId).isInstanceOf(GeneIdException.class).hasMessageContaining("is closed");
+    // the lease is still held: the worker id's lock file is taken
+    assertThatThrownBy(() -> StaticWorkerIdAssigner.builder().space("counted").workerId(13).markFile(mark).build()
+        .acquire(255, Duration.ofMillis(10)))
+        .isInstanceOf(GeneIdException.class).hasMessageContaining("is in use by another generator on this host");
+
+    Instant last = generator.highWaterMark();
+    sharding.close();
+    assertThat(GeneIdRegistry.users(key)).isZero();
+    assertThat(generator.isIssuing()).isFalse();
+    assertThat(GeneIdRegistry.allShared()).doesNotContain(generator);
+    // released: the mark is recorded and the worker id is free for the next holder
+    try (StaticWorkerIdAssigner next = StaticWorkerIdAssigner.builder().space("counted").workerId(13).markFile(mark)
+        .build()) {
+      assertThat(next.acquire(255, Duration.ofMillis(10)).previousHighWaterMark()).isAfterOrEqualTo(last);
+    }
+    // and a new call creates a new generator
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(props)) {
+      assertThat(again.generator()).isNotSameAs(generator);
+      assertThat(again.nextId()).isPositive();
+    }
   }
 }

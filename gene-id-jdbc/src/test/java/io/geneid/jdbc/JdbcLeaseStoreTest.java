@@ -6,7 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneIdException;
-import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerLease;
@@ -150,13 +150,13 @@ class JdbcLeaseStoreTest {
       Map<String, String> props = Map.of("worker-assigner", "jdbc", "jdbc-url", db.url(db.port()),
           "jdbc-create-table", "true", "space", "orders", "worker-id-min", "4", "worker-id-max", "5",
           "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
-      GeneIdGenerator g = WorkerIdAssigners.sharedGenerator(props);
-      try {
-        assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(g);
-        assertThat(((LeasedGeneGenerator) g).workerId()).isEqualTo(4);
+      GeneIdRegistry.Handle<LeasedGeneGenerator> g = WorkerIdAssigners.sharedGenerator(props);
+      try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(Map.copyOf(props))) {
+        assertThat(again.generator()).isSameAs(g.generator());
+        assertThat(g.generator().workerId()).isEqualTo(4);
         assertThat(g.nextIdFor(42L) & 15).isEqualTo(42 & 15);
       } finally {
-        ((LeasedGeneGenerator) g).close();
+        g.close();
       }
     }
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "jdbc")))

@@ -5,7 +5,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.geneid.core.Await;
 import io.geneid.core.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
-import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.StaticWorkerIdAssigner;
@@ -70,11 +69,11 @@ class LeasedGeneIdMetricsTest {
   @Test
   void registeredBindsLeasedGeneratorsSharedByConfiguration() {
     String space = "shared-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    GeneIdGenerator shared = WorkerIdAssigners.sharedGenerator(Map.of("worker-assigner", "static", "worker-id", "3",
+    GeneIdRegistry.Handle<LeasedGeneGenerator> handle = WorkerIdAssigners.sharedGenerator(Map.of("worker-assigner", "static", "worker-id", "3",
         "mark-file", dir.resolve("w3.mark").toString(), "space", space, "lease-ttl", "1s"));
+    LeasedGeneGenerator shared = handle.generator();
     try {
-      assertThat(shared).isInstanceOf(LeasedGeneGenerator.class);
-      shared.nextId();
+      handle.nextId();
       GeneIdMetrics.registered().withTags(Tags.of("application", "orders")).bindTo(registry);
       Tags tags = Tags.of("space", space, "application", "orders");
       assertThat(counter(GeneIdMetrics.IDS_ISSUED, tags)).isEqualTo(1);
@@ -83,7 +82,7 @@ class LeasedGeneIdMetricsTest {
         assertThat(registry.find(name).tags(tags).meters()).as(name).hasSize(1);
       }
     } finally {
-      ((LeasedGeneGenerator) shared).close();
+      handle.close();
     }
     assertThat(GeneIdRegistry.allShared()).doesNotContain(shared);
   }

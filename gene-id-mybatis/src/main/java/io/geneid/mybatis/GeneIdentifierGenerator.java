@@ -71,9 +71,12 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
   /**
    * A generator over the JVM-shared {@link GeneSnowflakeGenerator} of the default layout for {@code workerId}: the
    * very instance ShardingSphere's key generator and application code get from
-   * {@code GeneSnowflakeGenerator.builder().workerId(workerId).build()}.
+   * {@code GeneSnowflakeGenerator.builder().workerId(workerId).build()}, which claims the worker id for the JVM's
+   * life (see {@link io.geneid.core.GeneIdRegistry}).
    *
    * @throws IllegalArgumentException if workerId is not in {@code [0, 2^W - 1]}
+   * @throws IllegalStateException naming both generators if another generator of this JVM (a leased one, one of
+   *     another layout with the same epoch) holds the worker id
    */
   public static GeneIdentifierGenerator shared(long workerId) {
     return new GeneIdentifierGenerator(GeneSnowflakeGenerator.builder().workerId(workerId).build());
@@ -81,7 +84,10 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
 
   /**
    * A generator over the JVM-shared {@link GeneSnowflakeGenerator} that {@code builder} describes
-   * ({@link GeneSnowflakeGenerator.Builder#build()}).
+   * ({@link GeneSnowflakeGenerator.Builder#build()}: shared per layout and worker id, the worker id claimed for the
+   * JVM's life).
+   *
+   * @throws IllegalStateException naming both generators if another generator of this JVM holds the worker id
    */
   public static GeneIdentifierGenerator shared(GeneSnowflakeGenerator.Builder builder) {
     return new GeneIdentifierGenerator(builder.build());

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerLease;
@@ -189,14 +189,14 @@ class RedisLeaseStoreTest {
     Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
         "redis-key-prefix", store.prefix, "space", space, "worker-id-min", "8", "worker-id-max", "9",
         "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
-    GeneIdGenerator g = WorkerIdAssigners.sharedGenerator(props);
-    try {
-      assertThat(WorkerIdAssigners.sharedGenerator(Map.copyOf(props))).isSameAs(g);
-      assertThat(((LeasedGeneGenerator) g).workerId()).isEqualTo(8);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> g = WorkerIdAssigners.sharedGenerator(props);
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(Map.copyOf(props))) {
+      assertThat(again.generator()).isSameAs(g.generator());
+      assertThat(g.generator().workerId()).isEqualTo(8);
       assertThat(g.geneBits()).isEqualTo(4);
       assertThat(store.redis().hget(store.workerKey(space, 8), "owner")).isNotNull();
     } finally {
-      ((LeasedGeneGenerator) g).close();
+      g.close();
       store.forgetPool(space);
     }
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "redis")))

@@ -80,15 +80,20 @@ import org.slf4j.LoggerFactory;
  * {@code redis-uri}, {@code redis-key-prefix}, {@code redis-timeout} or {@code jdbc-url}, {@code jdbc-username},
  * {@code jdbc-password}, {@code jdbc-table}, {@code jdbc-create-table}. {@code worker-id} is then not allowed.
  * {@code init} checks these without reaching the store; the lease is acquired on the first
- * {@link #generateKeys}, and every instance with the same properties (ShardingSphere makes two) shares the one
- * generator, hence one lease, renewed in the background and released at JVM shutdown.
+ * {@link #generateKeys}, and every instance with the same properties (ShardingSphere makes two), and a Spring context
+ * configured alike, shares the one generator, hence one lease, renewed in the background. Each instance holds a
+ * counted handle on it ({@link io.geneid.core.GeneIdRegistry.Handle}); {@link #close()} gives up this instance's
+ * hold only. ShardingSphere 5.5 never closes its key generators, so in practice the lease is released when the last
+ * other user lets go at JVM shutdown (one shutdown hook for every shared generator).
  *
  * <p>ShardingSphere calls {@link #init(Properties)} on more than one instance (its configuration checker and its
  * rule). {@code init} only checks the properties; the generator is looked up (or created) in the
  * {@link GeneIdRegistry} on first use, so every instance, and any other code of the JVM that builds a generator
- * for the same layout and worker id, shares one and cannot issue an id twice.
+ * for the same layout and worker id, shares one and cannot issue an id twice; a generator of the JVM that holds the
+ * same worker id and epoch another way (a leased one, another layout) makes the first {@link #generateKeys} fail with
+ * a message naming both.
  */
-public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgorithm {
+public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgorithm, AutoCloseable {
 
   /** The type name used in ShardingSphere configuration. */
   public static final String TYPE = "GENE_SNOWFLAKE";
@@ -119,6 +124,8 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
 
   private @Nullable Settings settings;
   private volatile @Nullable GeneIdGenerator generator;
+  /** This instance's hold on a JVM-shared leased generator, given up by {@link #close()}. */
+  private volatile GeneIdRegistry.@Nullable Handle<?> handle;
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneSnowflakeKeyGenerateAlgorithm() {}
@@ -303,7 +310,13 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
       synchronized (this) {
         g = generator;
         if (g == null) {
+          if (closed) {
+            throw new IllegalStateException(this + " is closed");
+          }
           g = createGenerator(settings());
+          if (g instanceof GeneIdRegistry.Handle<?> h) {
+            handle = h;
+          }
           generator = g;
           LOG.info("{} issues ids from {}", TYPE, g);
         }
@@ -313,8 +326,8 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   }
 
   /**
-   * The one place the settings become a generator: the JVM-wide instance for this layout and worker id, or the
-   * JVM-wide leased generator for these lease properties (its lease is acquired here, on first use).
+   * The one place the settings become a generator: the JVM-wide instance for this layout and worker id, or a handle
+   * on the JVM-wide leased generator for these lease properties (its lease is acquired here, on first use).
    */
   private static GeneIdGenerator createGenerator(Settings s) {
     Map<String, String> lease = s.lease();
@@ -325,9 +338,33 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
         .maxBorrowMillis(s.maxBorrowMillis()).build();
   }
 
-  /** The generator ids come from (created, and with a lease acquired, on first call). */
+  private volatile boolean closed;
+
+  /**
+   * Gives up this instance's hold on a JVM-shared leased generator (the generator stays open while another user
+   * holds it; the last one closes it). A generator of a static worker id is shared for the JVM's life and stays.
+   * Idempotent.
+   */
+  @Override
+  public void close() {
+    GeneIdRegistry.Handle<?> h;
+    synchronized (this) {
+      closed = true;
+      h = handle;
+      handle = null;
+    }
+    if (h != null) {
+      h.close();
+    }
+  }
+
+  /**
+   * The generator ids come from (created, and with a lease acquired, on first call): the JVM-shared generator itself,
+   * not this instance's handle on it.
+   */
   GeneIdGenerator generator() {
-    return generatorInstance();
+    GeneIdGenerator g = generatorInstance();
+    return g instanceof GeneIdRegistry.Handle<?> h ? h.generator() : g;
   }
 
   @Override

@@ -82,5 +82,11 @@ abstract class AbstractLeasedShardingEndToEndTest extends AbstractShardingEndToE
     another.init(Rules.properties(keyGeneratorProps()));
     assertThat(another.generator()).isSameAs(leased);
     assertThat(leasedInStore()).containsExactly(workerId);
+    // each instance holds a counted handle: closing one (as a Spring context closing its bean would) leaves the
+    // shared generator, and its lease, to the others (#11 scenario 10)
+    another.close();
+    assertThat(leased.isIssuing()).isTrue();
+    assertThat(rule.generateKeys(null, 2)).hasSize(2);
+    assertThat(leasedInStore()).containsExactly(workerId);
   }
 }

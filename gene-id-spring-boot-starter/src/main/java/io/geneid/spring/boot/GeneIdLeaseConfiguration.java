@@ -1,6 +1,7 @@
 package io.geneid.spring.boot;
 
 import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdRegistry;
 import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.spring.boot.GeneIdProperties.ClockSource;
@@ -29,7 +30,9 @@ import org.springframework.util.ClassUtils;
 
 /**
  * The {@link LeasedGeneGenerator} of {@code gene-id.worker-assigner: redis | jdbc}, imported by
- * {@link GeneIdAutoConfiguration}. Closed (lease released, high-water mark recorded) when the context closes.
+ * {@link GeneIdAutoConfiguration}. When the context closes it gives up what it holds: its own generator is closed
+ * (lease released, high-water mark recorded); its handle on a JVM-shared one is closed, and the shared generator is
+ * closed only if no other user (a ShardingSphere key generator, another context) still holds it.
  */
 @Configuration(proxyBeanMethods = false)
 class GeneIdLeaseConfiguration {
@@ -42,9 +45,40 @@ class GeneIdLeaseConfiguration {
       "org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection";
 
   /**
-   * The leased generator. For redis, and for jdbc with {@code gene-id.jdbc.url}, it is the JVM-wide instance of
-   * {@link WorkerIdAssigners#sharedGenerator(Map)} for {@link GeneIdProperties#leaseProperties(boolean)}; for jdbc
-   * over the application's DataSource it is this context's own.
+   * What this context holds of its leased generator, closed with the context: a counted handle on the JVM-wide
+   * generator of {@link WorkerIdAssigners#sharedGenerator(Map)} (closing it gives up this context's hold only), or
+   * this context's own generator (closing it releases the lease). Not a {@link GeneIdGenerator}, so the generator
+   * below stays the only bean of that type.
+   */
+  static final class LeaseHold implements AutoCloseable {
+    private final LeasedGeneGenerator generator;
+    private final AutoCloseable closer;
+
+    LeaseHold(LeasedGeneGenerator generator, AutoCloseable closer) {
+      this.generator = generator;
+      this.closer = closer;
+    }
+
+    LeasedGeneGenerator generator() {
+      return generator;
+    }
+
+    @Override
+    public void close() throws Exception {
+      closer.close();
+    }
+
+    @Override
+    public String toString() {
+      return "LeaseHold[" + closer + "]";
+    }
+  }
+
+  /**
+   * Obtains the leased generator: for redis, and for jdbc with {@code gene-id.jdbc.url}, a handle on the JVM-wide
+   * instance of {@link WorkerIdAssigners#sharedGenerator(Map)} for {@link GeneIdProperties#leaseProperties(boolean)};
+   * for jdbc over the application's DataSource this context's own generator. Declared before
+   * {@link #leasedGeneGenerator}, whose missing-bean condition would otherwise see the generator and skip this one.
    *
    * @throws InvalidGeneIdPropertyException naming the property that is missing, out of range or inconsistent, or the
    *     artifact to add
@@ -52,7 +86,7 @@ class GeneIdLeaseConfiguration {
   @Bean(destroyMethod = "close")
   @ConditionalOnMissingBean(GeneIdGenerator.class)
   @Conditional(OnLeasedWorkerAssigner.class)
-  LeasedGeneGenerator leasedGeneGenerator(GeneIdProperties properties, ObjectProvider<DataSource> dataSources,
+  LeaseHold geneIdLeaseHold(GeneIdProperties properties, ObjectProvider<DataSource> dataSources,
       ResourceLoader resources) {
     WorkerAssigner type = properties.getWorkerAssigner();
     String what = GeneIdProperties.PREFIX + ".worker-assigner=" + type.name().toLowerCase(Locale.ROOT);
@@ -71,20 +105,32 @@ class GeneIdLeaseConfiguration {
     }
     properties.layout(); // layout mistakes are reported as in static mode
     checkRenewInterval(properties.getLease());
-    LeasedGeneGenerator generator;
+    LeaseHold hold;
     if (type == WorkerAssigner.JDBC && properties.getJdbc().getUrl() == null) {
       DataSource dataSource = applicationDataSource(dataSources, loader, what);
-      generator = GeneIdProperties.leaseStep(() -> JdbcSupport.leasedGenerator(properties, dataSource));
+      LeasedGeneGenerator own = GeneIdProperties.leaseStep(() -> JdbcSupport.leasedGenerator(properties, dataSource));
+      hold = new LeaseHold(own, own);
     } else {
       Map<String, String> props = properties.leaseProperties(true);
-      GeneIdGenerator shared = GeneIdProperties.leaseStep(() -> WorkerIdAssigners.sharedGenerator(props));
-      if (!(shared instanceof LeasedGeneGenerator leased)) {
-        throw new IllegalStateException("WorkerIdAssigners.sharedGenerator returned " + shared + " for " + what);
-      }
-      generator = leased;
+      GeneIdRegistry.Handle<LeasedGeneGenerator> handle =
+          GeneIdProperties.leaseStep(() -> WorkerIdAssigners.sharedGenerator(props));
+      hold = new LeaseHold(handle.generator(), handle);
     }
+    LeasedGeneGenerator generator = hold.generator();
     LOG.info("gene-id: leased worker id {} of space '{}': {}", generator.workerId(), generator.space(), generator);
-    return generator;
+    return hold;
+  }
+
+  /**
+   * The leased generator of this context, as a bean: {@link LeaseHold#generator()}. It has no destroy method of its
+   * own: the {@link LeaseHold} bean closes what this context holds, and a JVM-shared generator stays open for its
+   * other users.
+   */
+  @Bean(destroyMethod = "")
+  @ConditionalOnMissingBean(GeneIdGenerator.class)
+  @Conditional(OnLeasedWorkerAssigner.class)
+  LeasedGeneGenerator leasedGeneGenerator(LeaseHold geneIdLeaseHold) {
+    return geneIdLeaseHold.generator();
   }
 
   /** Checked here, before a store connection is opened that a failing generator would not close. */

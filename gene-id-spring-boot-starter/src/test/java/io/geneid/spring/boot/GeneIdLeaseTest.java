@@ -112,19 +112,26 @@ class GeneIdLeaseTest {
     String space = unique("redis");
     String owner = unique("owner");
     AtomicReference<LeasedGeneGenerator> first = new AtomicReference<>();
+    AtomicReference<GeneIdRegistry.Handle<LeasedGeneGenerator>> sharding = new AtomicReference<>();
     redisRunner(space, 9, owner).run(context -> {
       LeasedGeneGenerator generator = leasedBean(context, 9);
       first.set(generator);
       assertThat(redis.redis().hget(redis.workerKey(space, 9), "owner")).isEqualTo(owner);
       // JVM-shared: the same properties through WorkerIdAssigners (as a ShardingSphere key generator would pass
-      // them) give this very instance
+      // them) give a handle on this very instance
       Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", redis.prefix, "space", space, "worker-id-min", "9", "worker-id-max", "9",
           "lease-ttl", "2s", "lease-acquire-timeout", "0ms", "lease-owner", owner));
-      assertThat(WorkerIdAssigners.sharedGenerator(props)).isSameAs(generator);
+      sharding.set(WorkerIdAssigners.sharedGenerator(props));
+      assertThat(sharding.get().generator()).isSameAs(generator);
       assertThat(GeneIdRegistry.allShared()).contains(generator);
     });
-    // closed with the context: lease released (holder gone), no more ids, out of the registry
+    // #11 scenario 10: the context closed its own hold only; the other user (ShardingSphere) still issues
+    assertThat(first.get().isIssuing()).isTrue();
+    assertThat(sharding.get().nextId()).isPositive();
+    assertThat(redis.redis().hget(redis.workerKey(space, 9), "owner")).isEqualTo(owner);
+    sharding.get().close();
+    // the last user let go: lease released (holder gone), no more ids, out of the registry
     assertThat(redis.redis().hexists(redis.workerKey(space, 9), "owner")).isFalse();
     assertThat(first.get().isIssuing()).isFalse();
     Assertions.assertThatThrownBy(first.get()::nextId).isInstanceOf(GeneIdException.class)
@@ -244,23 +251,24 @@ class GeneIdLeaseTest {
   void jdbcLeaseOnMariaDbThroughItsUrl() throws SQLException {
     String url = MARIADB + mariaDb;
     String space = unique("maria");
+    // 250: the static tests of this JVM build worker ids 100.. and 200.., and a worker id has one generator per JVM
     ApplicationContextRunner r = runner.withPropertyValues("gene-id.worker-assigner=jdbc", "gene-id.jdbc.url=" + url,
         "gene-id.jdbc.username=root", "gene-id.jdbc.password=", "gene-id.jdbc.create-tables=true")
-        .withPropertyValues(onePool(space, 200, "maria-owner"));
+        .withPropertyValues(onePool(space, 250, "maria-owner"));
     AtomicReference<LeasedGeneGenerator> first = new AtomicReference<>();
     r.run(context -> {
-      LeasedGeneGenerator generator = leasedBean(context, 200);
+      LeasedGeneGenerator generator = leasedBean(context, 250);
       first.set(generator);
       assertThat(GeneIdRegistry.allShared()).contains(generator); // JVM-wide: the same URL in ShardingSphere shares it
       try (Connection c = DriverManager.getConnection(url, "root", "")) {
-        assertThat(holder(c, "gene_id_worker_lease", space, 200)).isEqualTo("maria-owner");
+        assertThat(holder(c, "gene_id_worker_lease", space, 250)).isEqualTo("maria-owner");
       }
     });
     assertThat(first.get().isIssuing()).isFalse();
     try (Connection c = DriverManager.getConnection(url, "root", "")) {
-      assertThat(holder(c, "gene_id_worker_lease", space, 200)).isEmpty();
+      assertThat(holder(c, "gene_id_worker_lease", space, 250)).isEmpty();
     }
-    r.run(context -> leasedBean(context, 200));
+    r.run(context -> leasedBean(context, 250));
   }
 
   @Test
