@@ -304,7 +304,7 @@ final class LeaseKeeper implements Runnable {
     }
     h.stop();
     ownMarks.merge(h.workerId, h.engine.highWaterMark().toEpochMilli(), Math::max);
-    h.claim.close();
+    h.claim.close(h.engine.highWaterMark().toEpochMilli());
     countLoss(state.get());
   }
 
@@ -495,7 +495,7 @@ final class LeaseKeeper implements Runnable {
     Instant mark = h.engine.highWaterMark();
     ownMarks.merge(h.workerId, mark.toEpochMilli(), Math::max);
     releaseQuietly(lease, mark);
-    h.claim.close();
+    h.claim.close(h.engine.highWaterMark().toEpochMilli());
     LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark + " (" + why + ")");
   }
 
@@ -620,7 +620,7 @@ final class LeaseKeeper implements Runnable {
           releaseQuietly(lease, mark);
           LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark);
         }
-        h.claim.close();
+        h.claim.close(h.engine.highWaterMark().toEpochMilli());
       }
       closeAssigner();
     } finally {

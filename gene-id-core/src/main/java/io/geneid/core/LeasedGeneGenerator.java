@@ -79,7 +79,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>Close the generator when done; for generators shared by ShardingSphere, MyBatis-Plus and Spring use
  * {@link WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
- * {@link GeneIdRegistry} and releases it at JVM shutdown.
+ * {@link GeneIdRegistry}, hands each user a counted handle and releases the lease when the last handle is closed (or
+ * at JVM shutdown).
  *
  * <p>Cost per id over {@link GeneSnowflakeGenerator}: one {@link System#nanoTime()} and two volatile reads.
  */
@@ -372,7 +373,8 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       Thread.currentThread().interrupt();
     }
     if (h != null) {
-      h.claim.close(); // the generator issues nothing more: the worker id may be used elsewhere in this JVM
+      // the generator issues nothing more: the worker id may be used elsewhere in this JVM, after this mark
+      h.claim.close(h.engine.highWaterMark().toEpochMilli());
     }
     String key = registryKey;
     if (key != null) {

@@ -82,8 +82,8 @@ class GeneIdRegistryTest {
           .hasMessageStartingWith("worker id 1 (epoch 2024-06-06T00:00:00Z) is already used in this JVM by "
               + "GeneSnowflakeGenerator.builder().build() [workerId=1, " + layout)
           .hasMessageContaining("shared for the JVM's life] (claim #")
-          .hasMessageContaining("; a second generator, a LeasedGeneGenerator of space 'scenario6' "
-              + "[StaticWorkerIdAssigner[space=scenario6, workerId=1, ")
+          .hasMessageContaining("; a second generator, LeasedGeneGenerator of space 'scenario6' from "
+              + "StaticWorkerIdAssigner[space=scenario6, workerId=1, ")
           .hasMessageContaining("would issue the same ids");
     }
     assertThat(GeneIdRegistry.users(WorkerIdAssigners.canonicalKey("static", props))).isZero();
@@ -106,7 +106,7 @@ class GeneIdRegistryTest {
       // another layout, same epoch and worker id: the timestamps would still collide
       assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().layout(layout).workerId(2).build())
           .isInstanceOf(IllegalStateException.class)
-          .hasMessageStartingWith("worker id 2 (epoch 2024-06-07T00:00:00Z) is already used in this JVM by a "
+          .hasMessageStartingWith("worker id 2 (epoch 2024-06-07T00:00:00Z) is already used in this JVM by "
               + "LeasedGeneGenerator of space 'scenario6b'")
           .hasMessageContaining("; a second generator, GeneSnowflakeGenerator.builder().build() [workerId=2, "
               + layout);
