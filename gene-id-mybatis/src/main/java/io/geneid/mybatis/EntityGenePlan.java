@@ -33,8 +33,11 @@ final class EntityGenePlan {
   private static final Set<Class<?>> NARROW_ID_TYPES =
       Set.of(Integer.class, int.class, Short.class, short.class, Byte.class, byte.class);
 
+  /** Id types MyBatis-Plus would round a 64-bit id into (a double keeps 53 bits: the gene bits go first). */
+  private static final Set<Class<?>> FLOATING_ID_TYPES = Set.of(Double.class, double.class, Float.class, float.class);
+
   private static final Set<Class<?>> SOURCE_TYPES = Set.of(Long.class, long.class, Integer.class, int.class,
-      Short.class, short.class, BigInteger.class, String.class, UUID.class);
+      Short.class, short.class, Byte.class, byte.class, BigInteger.class, String.class, UUID.class);
 
   private static final MethodType GETTER_TYPE = MethodType.methodType(Object.class, Object.class);
 
@@ -114,6 +117,11 @@ final class EntityGenePlan {
           + keyType.getTypeName() + " and cannot hold a 64-bit id (MyBatis-Plus would truncate it, and truncated"
           + " ids collide): declare the id Long, long, BigInteger or String");
     }
+    if (keyType != null && FLOATING_ID_TYPES.contains(keyType)) {
+      throw new GeneIdException(type.getName() + "." + property + " is of type "
+          + keyType.getTypeName() + " and cannot hold a 64-bit id exactly (MyBatis-Plus would round it: distinct ids"
+          + " become one key and the gene bits are lost): declare the id Long, long, BigInteger or String");
+    }
   }
 
   private static @Nullable Field findSource(Class<?> type) {
@@ -139,7 +147,8 @@ final class EntityGenePlan {
     }
     if (!SOURCE_TYPES.contains(f.getType())) {
       throw new GeneIdException(name(f) + " is of type " + f.getType().getTypeName()
-          + ": a @GeneSource field must be a long, int, short, Long, Integer, Short, BigInteger, String or UUID");
+          + ": a @GeneSource field must be a long, int, short, byte, Long, Integer, Short, Byte, BigInteger, String or"
+          + " UUID");
     }
     return f;
   }

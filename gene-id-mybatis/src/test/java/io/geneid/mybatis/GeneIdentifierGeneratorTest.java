@@ -79,6 +79,19 @@ class GeneIdentifierGeneratorTest {
     @TableId(type = IdType.ASSIGN_ID) int id;
   }
 
+  static class DoubleId {
+    @TableId(type = IdType.ASSIGN_ID) Double id;
+  }
+
+  static class FloatPrimitiveId {
+    @TableId(type = IdType.ASSIGN_ID) float id;
+  }
+
+  static class ByteParentChild {
+    @TableId(type = IdType.ASSIGN_ID) Long id;
+    @GeneSource byte parentId;
+  }
+
   static class TwoSources {
     @TableId(type = IdType.ASSIGN_ID) Long id;
     @GeneSource Long orderId;
@@ -205,6 +218,24 @@ class GeneIdentifierGeneratorTest {
             + " would truncate it, and truncated ids collide): declare the id Long, long, BigInteger or String");
   }
 
+  /** #12 item 9: MyBatis-Plus rounded such ids (1,000 distinct ids became 42 keys, the gene bits destroyed). */
+  @Test
+  void floatingPointIdFieldsAreRefusedNamingClassAndField() {
+    assertThatThrownBy(() -> generator.nextId(new DoubleId()))
+        .isInstanceOf(GeneIdException.class)
+        .hasMessage(DoubleId.class.getName() + ".id is of type java.lang.Double and cannot hold a 64-bit id exactly"
+            + " (MyBatis-Plus would round it: distinct ids become one key and the gene bits are lost): declare the id"
+            + " Long, long, BigInteger or String");
+    assertThatThrownBy(() -> generator.nextId(new FloatPrimitiveId()))
+        .hasMessageStartingWith(FloatPrimitiveId.class.getName() + ".id is of type float and cannot hold a 64-bit id");
+  }
+
+  @Test
+  void aByteSourceGivesItsGene() {
+    long id = generator.nextId(with(new ByteParentChild(), c -> c.parentId = 45)).longValue();
+    assertThat(id & 63).isEqualTo(45);
+  }
+
   @Test
   void twoSourcesAreRefused() {
     assertThatThrownBy(() -> generator.nextId(new TwoSources()))
@@ -218,7 +249,7 @@ class GeneIdentifierGeneratorTest {
     assertThatThrownBy(() -> generator.nextId(new BadSourceType()))
         .isInstanceOf(GeneIdException.class)
         .hasMessage(BadSourceType.class.getName() + ".createdAt is of type java.time.Instant: a @GeneSource field must be"
-            + " a long, int, short, Long, Integer, Short, BigInteger, String or UUID");
+            + " a long, int, short, byte, Long, Integer, Short, Byte, BigInteger, String or UUID");
   }
 
   @Test
