@@ -19,7 +19,10 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
+import java.util.Collections;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -69,7 +72,8 @@ import java.util.function.Supplier;
  * <p>Meters read the generator when the registry is scraped; issuing ids costs nothing more. Meters hold the
  * generator weakly, as Micrometer's function meters do: a generator from {@link GeneIdRegistry} lives as long as the
  * JVM; keep a reference to one built with {@code buildUnshared()}. Generators built after {@link #registered()}
- * bound its meters are not included: bind again (binding twice registers nothing twice).
+ * bound its meters are not included: bind again (meters that exist are kept; use {@link #and(GeneIdMetrics)} to bind
+ * several sources at once, each generator once).
  */
 public final class GeneIdMetrics implements MeterBinder {
 
@@ -151,6 +155,19 @@ public final class GeneIdMetrics implements MeterBinder {
     }, Tags.empty());
   }
 
+  /**
+   * The meters of these generators and of {@code other}'s, each generator bound once even when both name it (a
+   * generator bean that is also in {@link GeneIdRegistry}). The tags added are this binder's.
+   */
+  public GeneIdMetrics and(GeneIdMetrics other) {
+    Supplier<Collection<? extends GeneIdGenerator>> mine = generators;
+    return new GeneIdMetrics(() -> {
+      List<GeneIdGenerator> all = new ArrayList<>(mine.get());
+      all.addAll(other.generators.get());
+      return all;
+    }, extraTags);
+  }
+
   /** The same meters with these tags added to each (e.g. {@code application}). */
   public GeneIdMetrics withTags(Iterable<Tag> tags) {
     return new GeneIdMetrics(generators, extraTags.and(tags));
@@ -158,7 +175,11 @@ public final class GeneIdMetrics implements MeterBinder {
 
   @Override
   public void bindTo(MeterRegistry registry) {
+    Set<GeneIdGenerator> bound = Collections.newSetFromMap(new IdentityHashMap<>());
     for (GeneIdGenerator generator : generators.get()) {
+      if (!bound.add(generator)) {
+        continue; // named twice: its meters exist (a second registration only makes Micrometer warn)
+      }
       if (generator instanceof GeneSnowflakeGenerator g) {
         bindIds(registry, g, GeneSnowflakeGenerator::stats, GeneSnowflakeGenerator::clock, g.layout(),
             tags(g).and(extraTags));

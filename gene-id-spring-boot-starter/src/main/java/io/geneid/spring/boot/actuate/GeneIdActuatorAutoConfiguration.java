@@ -55,8 +55,9 @@ public class GeneIdActuatorAutoConfiguration {
     @ConditionalOnMissingBean(name = "geneIdMeterBinder")
     MeterBinder geneIdMeterBinder(ObjectProvider<GeneIdGenerator> generators) {
       return registry -> {
-        GeneIdMetrics.ofGenerators(generators.orderedStream().toList()).bindTo(registry);
-        GeneIdMetrics.registered().bindTo(registry); // binding a generator twice registers nothing twice
+        // a generator bean that is also in the registry is bound once
+        GeneIdMetrics.ofGenerators(generators.orderedStream().toList()).and(GeneIdMetrics.registered())
+            .bindTo(registry);
       };
     }
   }

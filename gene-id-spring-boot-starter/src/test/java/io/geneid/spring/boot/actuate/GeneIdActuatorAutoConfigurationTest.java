@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.actuate.autoconfigure.endpoint.EndpointAutoConfiguration;
 import org.springframework.boot.actuate.autoconfigure.health.HealthContributorAutoConfiguration;
@@ -36,6 +37,8 @@ import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.FilteredClassLoader;
+import org.springframework.boot.test.system.CapturedOutput;
+import org.springframework.boot.test.system.OutputCaptureExtension;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
@@ -257,8 +260,10 @@ class GeneIdActuatorAutoConfigurationTest {
 
   // ---------------------------------------------------------------- metrics
 
+  /** #12 item 12: a generator that is a bean and in the registry was bound twice (Micrometer warned each start). */
   @Test
-  void generatorBeansAreMeteredWhenThereIsAMeterRegistry() {
+  @ExtendWith(OutputCaptureExtension.class)
+  void generatorBeansAreMeteredOnceWhenThereIsAMeterRegistry(CapturedOutput output) {
     String worker = worker();
     runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
             CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
@@ -270,6 +275,7 @@ class GeneIdActuatorAutoConfigurationTest {
           assertThat(registry.get(GeneIdMetrics.IDS_ISSUED).tag("worker.id", Long.toString(generator.workerId()))
               .functionCounter().count()).isEqualTo(2);
         });
+    assertThat(output).doesNotContain("has been already registered");
     runner.withPropertyValues(worker()).run(context -> assertThat(context).doesNotHaveBean(MeterBinder.class));
   }
 
