@@ -82,6 +82,23 @@ final class RedisConnections {
     return timeout.compareTo(Duration.ofSeconds(2)) < 0 ? Duration.ofSeconds(2) : timeout;
   }
 
+  /**
+   * Why a connection to {@code description} failed, for a message that starts with what was being reached: an
+   * authentication failure (a wrong or missing password: {@code WRONGPASS}, {@code NOAUTH}, {@code ERR AUTH ...})
+   * says so, rather than "cannot reach".
+   */
+  static String connectFailure(String what, String description, RedisException e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String m = String.valueOf(t.getMessage());
+      if (m.startsWith("WRONGPASS") || m.startsWith("NOAUTH") || m.startsWith("ERR AUTH")
+          || m.startsWith("ERR invalid password")) {
+        return what + ", Redis at " + description + ", refused the credentials of the URI (authentication failed: "
+            + m + "): check the user and password";
+      }
+    }
+    return "cannot reach " + what + ", Redis at " + description + ": " + e.getMessage();
+  }
+
   /** The store as {@code redis://host:port/db}: never the password or other parts of the URI. */
   static String describe(RedisURI uri) {
     if (uri.getHost() != null) {

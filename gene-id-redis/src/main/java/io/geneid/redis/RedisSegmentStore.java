@@ -197,7 +197,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       try {
         client = RedisConnections.connect(target, timeout);
       } catch (RedisException e) {
-        throw new GeneIdException("the Redis segment store cannot connect to " + where + ": " + e.getMessage(), e);
+        throw new GeneIdException(RedisConnections.connectFailure("the segment store", where, e), e);
       }
       try {
         checkPersistence(client.connection().sync(), where, allowWithoutPersistence);

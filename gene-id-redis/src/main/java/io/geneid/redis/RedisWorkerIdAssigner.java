@@ -161,8 +161,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       try {
         this.owned = RedisConnections.connect(uri, timeout);
       } catch (RedisException e) {
-        throw new GeneIdException("cannot reach the worker-id lease store, Redis at " + description + ": "
-            + e.getMessage(), e);
+        throw new GeneIdException(RedisConnections.connectFailure("the worker-id lease store", description, e), e);
       }
       this.connection = owned.connection();
     }

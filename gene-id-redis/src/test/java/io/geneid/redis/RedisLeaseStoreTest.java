@@ -9,6 +9,7 @@ import io.geneid.core.LeasedGeneGenerator;
 import io.geneid.core.WorkerIdAssigners;
 import io.geneid.core.WorkerLease;
 import java.net.ServerSocket;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashSet;
@@ -19,6 +20,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** Redis-specific behaviour: a store that forgets, NOSCRIPT, an unreachable server, properties. */
 class RedisLeaseStoreTest {
@@ -150,6 +152,24 @@ class RedisLeaseStoreTest {
     assertThatThrownBy(() -> RedisWorkerIdAssigner.builder().redisUri("redis://127.0.0.1:" + dead).build())
         .isInstanceOf(GeneIdException.class)
         .hasMessageStartingWith("cannot reach the worker-id lease store, Redis at redis://127.0.0.1:" + dead + "/0: ");
+  }
+
+  /** #12 item 10: a wrong password was reported as "cannot reach ... Unable to connect". */
+  @Test
+  void aWrongPasswordIsReportedAsAnAuthenticationFailure(@TempDir Path dir) {
+    try (PrivateRedis redis = PrivateRedis.start(dir, PrivateRedis.Persistence.NONE)) {
+      redis.redis().configSet("requirepass", "right-one"); // our own server; this connection stays authenticated
+      String uri = "redis://:wrong-one@127.0.0.1:" + redis.port();
+      assertThatThrownBy(() -> RedisWorkerIdAssigner.builder().redisUri(uri).build())
+          .isInstanceOf(GeneIdException.class)
+          .hasMessageStartingWith("the worker-id lease store, Redis at redis://127.0.0.1:" + redis.port()
+              + "/0, refused the credentials of the URI (authentication failed: WRONGPASS")
+          .hasMessageEndingWith("): check the user and password")
+          .hasMessageNotContaining("wrong-one");
+      assertThatThrownBy(() -> RedisSegmentStore.builder(uri).build())
+          .hasMessageStartingWith("the segment store, Redis at redis://127.0.0.1:" + redis.port()
+              + "/0, refused the credentials of the URI (authentication failed: WRONGPASS");
+    }
   }
 
   /** Issue 11 scenario 10: a Redis older than 5.0 is refused when the assigner is built, with a clear message. */

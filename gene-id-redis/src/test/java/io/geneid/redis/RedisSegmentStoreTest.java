@@ -70,7 +70,7 @@ class RedisSegmentStoreTest {
     long start = System.nanoTime();
     assertThatThrownBy(() -> RedisSegmentStore.builder("redis://127.0.0.1:" + deadPort).build())
         .isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("the Redis segment store cannot connect to redis://127.0.0.1:" + deadPort + "/0: ");
+        .hasMessageStartingWith("cannot reach the segment store, Redis at redis://127.0.0.1:" + deadPort + "/0: ");
     assertThat(Duration.ofNanos(System.nanoTime() - start)).isLessThan(Duration.ofSeconds(3));
   }
 

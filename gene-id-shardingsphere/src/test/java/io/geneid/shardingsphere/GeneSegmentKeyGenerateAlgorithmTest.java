@@ -112,7 +112,7 @@ class GeneSegmentKeyGenerateAlgorithmTest {
         + " min-step=1000, max-step=1000000, segment-duration=600000ms, prefetch-ratio=0.1, fetch-timeout=10000ms]");
     assertThatThrownBy(() -> keys(algorithm, "t_order", 1))
         .isInstanceOf(GeneIdException.class)
-        .hasMessageStartingWith("the Redis segment store cannot connect to redis://127.0.0.1:1/0");
+        .hasMessageStartingWith("cannot reach the segment store, Redis at redis://127.0.0.1:1/0");
   }
 
   @Test
