@@ -154,7 +154,12 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
     /** Prefix of the counter keys ({@code prefix + bizTag}). Default {@code gene-id:segment:}. */
     public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = Objects.requireNonNull(keyPrefix, "keyPrefix");
+      Objects.requireNonNull(keyPrefix, "keyPrefix");
+      if (keyPrefix.isBlank()) {
+        throw new IllegalArgumentException("keyPrefix must not be empty: the counters would be bare keys named after"
+            + " their tags (order, item), open to clashes with any other key of the database");
+      }
+      this.keyPrefix = keyPrefix;
       return this;
     }
 

@@ -2,6 +2,7 @@ package io.geneid.spring.boot;
 
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneSnowflakeGenerator;
+import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
@@ -39,6 +40,14 @@ public class GeneIdAutoConfiguration {
   @ConditionalOnProperty(prefix = GeneIdProperties.PREFIX, name = "worker-assigner", havingValue = "static",
       matchIfMissing = true)
   public GeneSnowflakeGenerator geneSnowflakeGenerator(GeneIdProperties properties) {
+    List<String> unused = properties.settingsUnusedWithoutLease();
+    if (!unused.isEmpty()) {
+      throw new InvalidGeneIdPropertyException(String.join(", ", unused) + (unused.size() == 1 ? " is" : " are")
+          + " set but " + GeneIdProperties.PREFIX + ".worker-assigner=static does not read "
+          + (unused.size() == 1 ? "it" : "them") + ": set " + GeneIdProperties.PREFIX
+          + ".worker-assigner=redis or jdbc to lease the worker id, or remove "
+          + (unused.size() == 1 ? "it" : "them"));
+    }
     GeneSnowflakeGenerator generator = properties.sharedGenerator();
     LOG.info("gene-id: {}", generator);
     return generator;

@@ -196,6 +196,40 @@ public class GeneIdProperties {
     return translated(builder::build);
   }
 
+  /**
+   * The lease and store settings that are set but that {@code worker-assigner=static} (or {@code none}) does not
+   * read: the Redis and JDBC connection settings count only when no segment store of that kind uses them.
+   */
+  List<String> settingsUnusedWithoutLease() {
+    List<String> unused = new ArrayList<>();
+    String l = PREFIX + ".lease.";
+    addIf(unused, l + "space", lease.space);
+    addIf(unused, l + "worker-id-min", lease.workerIdMin);
+    addIf(unused, l + "worker-id-max", lease.workerIdMax);
+    addIf(unused, l + "ttl", lease.ttl);
+    addIf(unused, l + "renew-interval", lease.renewInterval);
+    addIf(unused, l + "acquire-timeout", lease.acquireTimeout);
+    addIf(unused, l + "owner", lease.owner);
+    addIf(unused, PREFIX + ".redis.lease-key-prefix", redis.leaseKeyPrefix);
+    addIf(unused, PREFIX + ".jdbc.lease-table", jdbc.leaseTable);
+    if (segment.getStore() != SegmentStoreType.REDIS) {
+      addIf(unused, PREFIX + ".redis.uri", redis.uri);
+      addIf(unused, PREFIX + ".redis.timeout", redis.timeout);
+    }
+    if (segment.getStore() != SegmentStoreType.JDBC) {
+      addIf(unused, PREFIX + ".jdbc.url", jdbc.url);
+      addIf(unused, PREFIX + ".jdbc.username", jdbc.username);
+      addIf(unused, PREFIX + ".jdbc.password", jdbc.password);
+    }
+    return unused;
+  }
+
+  private static void addIf(List<String> names, String name, @Nullable Object value) {
+    if (value != null) {
+      names.add(name);
+    }
+  }
+
   // ---------------------------------------------------------------- error messages name the property
 
   private static final Map<String, String> PROPERTY_OF = Map.of(

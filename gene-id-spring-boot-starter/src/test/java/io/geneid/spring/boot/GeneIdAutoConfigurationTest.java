@@ -152,6 +152,18 @@ class GeneIdAutoConfigurationTest {
         .run(context -> assertThat(context).hasNotFailed());
   }
 
+  /** #12 item 6: lease and store settings were silently ignored with the static assigner. */
+  @Test
+  void leaseSettingsWithTheStaticAssignerStopTheStartUp() {
+    runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.lease.ttl=10s")
+        .run(failsWith("gene-id.lease.ttl is set but gene-id.worker-assigner=static does not read it: set"
+            + " gene-id.worker-assigner=redis or jdbc to lease the worker id, or remove it"));
+    runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.lease.space=orders",
+        "gene-id.redis.uri=redis://127.0.0.1:6379").run(failsWith("gene-id.lease.space, gene-id.redis.uri are set but"
+            + " gene-id.worker-assigner=static does not read them: set gene-id.worker-assigner=redis or jdbc to lease"
+            + " the worker id, or remove them"));
+  }
+
   @Test
   void epochIsChecked() {
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.epoch=2999-01-01T00:00:00Z")

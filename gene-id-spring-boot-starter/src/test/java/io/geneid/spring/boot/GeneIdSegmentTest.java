@@ -173,6 +173,10 @@ class GeneIdSegmentTest {
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order",
         "gene-id.redis.uri=" + TestRedis.URI, "gene-id.redis.timeout=5ms")
         .run(failsWith("gene-id.redis.timeout must be in [PT0.01S, PT1M] but was PT0.005S"));
+    runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order",
+        "gene-id.redis.uri=" + TestRedis.URI, "gene-id.redis.segment-key-prefix=")
+        .run(failsWith("gene-id.redis.segment-key-prefix must not be empty: the counters would be bare keys named"
+            + " after their tags (order, item), open to clashes with any other key of the database"));
     runner.withPropertyValues("gene-id.segment.store=jdbc", "gene-id.segment.tags=order")
         .run(failsWith("gene-id.segment.store=jdbc needs gene-id.jdbc.url or one DataSource bean (found none, or"
             + " several and none @Primary)"));
