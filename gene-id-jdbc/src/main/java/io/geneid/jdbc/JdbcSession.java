@@ -18,6 +18,8 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -208,7 +210,8 @@ final class JdbcSession implements AutoCloseable {
       try {
         return DriverManager.getConnection(url, props);
       } catch (SQLException e) {
-        throw new CompletionException(e);
+        // "No suitable driver found for <the URL, password and all>"
+        throw new CompletionException(scrubbed(e, url));
       }
     }, TIMEOUTS);
     long bound = Math.max(5_000, 2 * millis);
@@ -228,6 +231,63 @@ final class JdbcSession implements AutoCloseable {
       }
       throw new SQLException("could not connect: " + cause, cause);
     }
+  }
+
+  private static final Pattern JDBC_URL = Pattern.compile("jdbc:[^\\s'\"]+");
+  private static final Pattern SECRET_PARAMETER =
+      Pattern.compile("(?i)\\b(password|pwd|passwd)\\s*=\\s*[^&;\\s'\"]*");
+
+  /**
+   * {@code text} with every JDBC URL in it cut to scheme, host, port and database ({@link #describeUrl}) and every
+   * {@code password=}/{@code pwd=} value masked: what a driver or pool message may repeat of a configured URL.
+   */
+  static String scrub(@Nullable String text) {
+    return scrub(text, null);
+  }
+
+  /** {@link #scrub(String)}, after replacing the configured {@code url} itself (it may hold spaces) first. */
+  static String scrub(@Nullable String text, @Nullable String url) {
+    if (text == null) {
+      return "";
+    }
+    if (url != null && !url.isEmpty()) {
+      text = text.replace(url, describeUrl(url));
+    }
+    Matcher m = JDBC_URL.matcher(text);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      m.appendReplacement(out, Matcher.quoteReplacement(describeUrl(m.group())));
+    }
+    m.appendTail(out);
+    return SECRET_PARAMETER.matcher(out).replaceAll("$1=***");
+  }
+
+  /**
+   * {@code e} itself when no message of its chain holds a secret, else a copy of the chain with scrubbed messages
+   * (same SQLState, vendor code and stack traces), so a password in a URL never reaches a log through a cause.
+   */
+  static SQLException scrubbed(SQLException e, @Nullable String url) {
+    if (clean(e, url)) {
+      return e;
+    }
+    SQLException copy = new SQLException(scrub(e.getMessage(), url), e.getSQLState(), e.getErrorCode());
+    copy.setStackTrace(e.getStackTrace());
+    Throwable cause = e.getCause();
+    if (cause != null) {
+      copy.initCause(cause instanceof SQLException sql ? scrubbed(sql, url) : clean(cause, url) ? cause
+          : new SQLException(cause.getClass().getName() + ": " + scrub(cause.getMessage(), url)));
+    }
+    return copy;
+  }
+
+  private static boolean clean(Throwable t, @Nullable String url) {
+    for (Throwable c = t; c != null; c = c.getCause()) {
+      String m = c.getMessage();
+      if (m != null && !m.equals(scrub(m, url))) {
+        return false;
+      }
+    }
+    return true;
   }
 
   private static void putUnlessInUrl(Properties props, String lowerUrl, String key, String value) {
@@ -265,11 +325,9 @@ final class JdbcSession implements AutoCloseable {
     if (sep >= 0) {
       String scheme = u.substring(0, sep);
       String rest = u.substring(sep + 3);
-      int slash = rest.indexOf('/');
-      String authority = slash >= 0 ? rest.substring(0, slash) : rest;
-      String path = slash >= 0 ? rest.substring(slash) : "";
-      int at = authority.lastIndexOf('@');
-      return scheme + "://" + (at >= 0 ? authority.substring(at + 1) : authority) + path;
+      // user info ends at the last '@': a password may hold '/' (common in generated ones), a host never holds '@'
+      int at = rest.lastIndexOf('@');
+      return scheme + "://" + (at >= 0 ? rest.substring(at + 1) : rest);
     }
     int at = u.lastIndexOf('@'); // e.g. oracle:thin:user/password@host:1521/db
     if (at >= 0) {

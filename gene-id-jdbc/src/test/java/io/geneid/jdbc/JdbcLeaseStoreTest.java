@@ -118,6 +118,32 @@ class JdbcLeaseStoreTest {
         .message().doesNotContain("secret").doesNotContain("user=");
   }
 
+  /**
+   * #12 item 2: the driver's own message ("No suitable driver found for jdbc:...&password=...") was passed on
+   * whole. Now no message of the exception chain, nor the assigner's description, holds the password, in any form.
+   */
+  @Test
+  void driverMessagesNeverRepeatThePassword() {
+    for (String password : new String[] {"Se/cr+et", "p@ss:w%25rd", "pwd with space"}) {
+      for (String url : new String[] {
+          "jdbc:nosuchdriver://db.example:3306/ids?user=app&password=" + password,
+          "jdbc:nosuchdriver://app:" + password + "@db.example/ids",
+          "jdbc:nosuchdriver://db.example/ids;user=app;pwd=" + password}) {
+        JdbcWorkerIdAssigner a = JdbcWorkerIdAssigner.builder().jdbcUrl(url, null, null).build();
+        Throwable thrown = org.assertj.core.api.Assertions.catchThrowable(() -> a.acquire(255));
+        assertThat(thrown).isInstanceOf(GeneIdException.class);
+        String secret = password.split(" ")[0];
+        for (Throwable t = thrown; t != null; t = t.getCause()) {
+          assertThat(t.toString()).as(url).doesNotContain(secret);
+        }
+        assertThat(a.toString()).doesNotContain(secret);
+      }
+    }
+    assertThat(JdbcSession.scrub("No suitable driver found for jdbc:x://h/db?user=u&password=p/q+r"))
+        .isEqualTo("No suitable driver found for x://h/db");
+    assertThat(JdbcSession.scrub("bad option password=abc;other")).isEqualTo("bad option password=***;other");
+  }
+
   @Test
   void storeDescriptionsShowNoCredentials() {
     assertThat(JdbcSession.describeUrl("jdbc:mariadb://app:s3cret@db1.example:3306/ids?password=s3cret&ssl=true"))

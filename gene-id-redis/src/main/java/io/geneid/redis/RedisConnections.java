@@ -99,6 +99,33 @@ final class RedisConnections {
     return "cannot reach " + what + ", Redis at " + description + ": " + e.getMessage();
   }
 
+  /**
+   * Parses a Redis URI given as setting {@code name}. A URI that does not parse is refused with a message that shows
+   * only its scheme and what follows its last {@code @} (never a password, which may hold {@code / @ : %} or spaces),
+   * and without the parser's own message, which repeats the whole text.
+   *
+   * @throws IllegalArgumentException naming the setting
+   */
+  static RedisURI parse(String name, String text) {
+    try {
+      return RedisURI.create(text);
+    } catch (RuntimeException e) {
+      throw new IllegalArgumentException(name + " must be a Redis URI such as redis://127.0.0.1:6379/0 or"
+          + " redis://:password@host:6379/0 but was '" + masked(text) + "' (" + e.getClass().getSimpleName()
+          + "; a password with reserved characters must be percent-encoded)");
+    }
+  }
+
+  /** {@code scheme://***@rest-after-the-last-@}, or the text itself when it has no {@code @}. */
+  static String masked(String text) {
+    int at = text.lastIndexOf('@');
+    if (at < 0) {
+      return text;
+    }
+    int scheme = text.indexOf("://");
+    return (scheme >= 0 && scheme < at ? text.substring(0, scheme + 3) : "") + "***@" + text.substring(at + 1);
+  }
+
   /** The store as {@code redis://host:port/db}: never the password or other parts of the URI. */
   static String describe(RedisURI uri) {
     if (uri.getHost() != null) {

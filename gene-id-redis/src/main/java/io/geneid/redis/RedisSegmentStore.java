@@ -77,14 +77,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
    * @throws IllegalArgumentException if the URI cannot be parsed
    */
   public static Builder builder(String redisUri) {
-    RedisURI uri;
-    try {
-      uri = RedisURI.create(Objects.requireNonNull(redisUri, "redisUri"));
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException("redisUri must be a Redis URI such as redis://127.0.0.1:6379 but was '"
-          + redisUri + "'", e);
-    }
-    return new Builder(uri, null);
+    return new Builder(RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri")), null);
   }
 
   /** A builder for a store over an existing connection, which the store uses as it is and never closes. */

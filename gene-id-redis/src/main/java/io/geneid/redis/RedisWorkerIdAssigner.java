@@ -156,7 +156,8 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
         connection.setTimeout(timeout);
       }
     } else {
-      RedisURI uri = RedisURI.create(Objects.requireNonNull(b.redisUri, "redisUri or connection is required"));
+      RedisURI uri = RedisConnections.parse("redisUri",
+          Objects.requireNonNull(b.redisUri, "redisUri or connection is required"));
       this.description = RedisConnections.describe(uri);
       try {
         this.owned = RedisConnections.connect(uri, timeout);

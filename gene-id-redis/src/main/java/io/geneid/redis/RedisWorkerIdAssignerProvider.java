@@ -47,12 +47,7 @@ public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProv
   public void check(Map<String, String> props) {
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
     String uri = WorkerIdAssigners.required(props, REDIS_URI, type());
-    try {
-      io.lettuce.core.RedisURI.create(uri);
-    } catch (RuntimeException e) {
-      throw new IllegalArgumentException(REDIS_URI + " must be a Redis URI such as redis://127.0.0.1:6379/0 but was '"
-          + uri.replaceAll("//[^@/]*@", "//***@") + "'", e);
-    }
+    RedisConnections.parse(REDIS_URI, uri);
     if (props.containsKey(REDIS_TIMEOUT)) {
       WorkerIdAssigners.checkDuration(REDIS_TIMEOUT, WorkerIdAssigners.duration(props, REDIS_TIMEOUT, s.ttl()),
           java.time.Duration.ofMillis(10), s.ttl());

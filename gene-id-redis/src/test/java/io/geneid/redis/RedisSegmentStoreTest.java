@@ -119,6 +119,16 @@ class RedisSegmentStoreTest {
         .hasMessage("timeout must be in [PT0.01S, PT1M] but was PT2M");
     assertThatThrownBy(() -> RedisSegmentStore.builder("localhost:6379"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("redisUri must be a Redis URI such as redis://127.0.0.1:6379 but was 'localhost:6379'");
+        .hasMessageStartingWith("redisUri must be a Redis URI such as redis://127.0.0.1:6379/0 or"
+            + " redis://:password@host:6379/0 but was 'localhost:6379' (");
+    // #12 item 3: an unparsable URI is not echoed whole (the parser's message would repeat the password)
+    for (String password : new String[] {"pa ss", "p/a@ss", "p%zz", "p:a+ss"}) {
+      assertThatThrownBy(() -> RedisSegmentStore.builder("redis://:" + password + "@127.0.0.1:6379/x"))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageStartingWith("redisUri must be a Redis URI such as")
+          .hasMessageContaining("but was 'redis://***@127.0.0.1:6379/x'")
+          .hasMessageNotContaining(password)
+          .hasNoCause();
+    }
   }
 }

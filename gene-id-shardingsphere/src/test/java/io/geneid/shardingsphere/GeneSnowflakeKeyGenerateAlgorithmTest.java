@@ -192,8 +192,8 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
         "lease-renew-interval", "3s"))
         .hasMessage("GENE_SNOWFLAKE: lease-renew-interval must be in [10ms, 3000ms) (below lease-ttl) but was 3000ms");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", "http://x"))
-        .hasMessage("GENE_SNOWFLAKE: redis-uri must be a Redis URI such as redis://127.0.0.1:6379/0 but was"
-            + " 'http://x'");
+        .hasMessageStartingWith("GENE_SNOWFLAKE: redis-uri must be a Redis URI such as redis://127.0.0.1:6379/0 or"
+            + " redis://:password@host:6379/0 but was 'http://x' (");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "worker-id", 3))
         .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'worker-id'; allowed: worker-assigner, epoch,"
             + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis, clock-backwards-max-wait,"
