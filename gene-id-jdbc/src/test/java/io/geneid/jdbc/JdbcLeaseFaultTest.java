@@ -21,15 +21,12 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -195,8 +192,8 @@ class JdbcLeaseFaultTest {
       WorkerLease lease = a.acquire(255);
 
       proxy.blackHole();
-      long renewMillis = failsWithin(() -> a.renew(lease, Instant.now()), Duration.ofSeconds(20));
-      long acquireMillis = failsWithin(() -> a.acquire(255), Duration.ofSeconds(20));
+      long renewMillis = SilentCalls.failsWithin(() -> a.renew(lease, Instant.now()), Duration.ofSeconds(20));
+      long acquireMillis = SilentCalls.failsWithin(() -> a.acquire(255), Duration.ofSeconds(20));
       System.out.printf("%s black hole: renew failed after %d ms, acquire after %d ms%n", kind, renewMillis,
           acquireMillis);
       assertThat(renewMillis).as("renew through a black hole (ms)").isLessThan(4_000);
@@ -221,7 +218,7 @@ class JdbcLeaseFaultTest {
         WorkerLease lease = a.acquire(255);
 
         proxy.freeze(); // the pool's connection goes silent
-        long renewMillis = failsWithin(() -> a.renew(lease, Instant.now()), Duration.ofSeconds(20));
+        long renewMillis = SilentCalls.failsWithin(() -> a.renew(lease, Instant.now()), Duration.ofSeconds(20));
         System.out.printf("%s frozen pooled connection: renew failed after %d ms%n", kind, renewMillis);
         assertThat(renewMillis).as("renew on a frozen connection (ms)").isLessThan(4_000);
 
@@ -238,28 +235,6 @@ class JdbcLeaseFaultTest {
           }
         }
       }
-    }
-  }
-
-  /** Runs {@code call}, which must fail with a GeneIdException; the time it took, or an error if it hung. */
-  private static long failsWithin(Callable<?> call, Duration cap) throws InterruptedException {
-    ExecutorService runner = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "black-hole-call");
-      t.setDaemon(true);
-      return t;
-    });
-    long start = System.nanoTime();
-    Future<?> f = runner.submit(call);
-    try {
-      f.get(cap.toMillis(), TimeUnit.MILLISECONDS);
-      throw new AssertionError("the call succeeded through a silent database");
-    } catch (TimeoutException e) {
-      throw new AssertionError("the call hung: no answer after " + cap.toMillis() + " ms");
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(GeneIdException.class);
-      return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    } finally {
-      runner.shutdownNow();
     }
   }
 

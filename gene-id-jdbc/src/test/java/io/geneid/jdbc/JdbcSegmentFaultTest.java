@@ -25,7 +25,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.logging.Logger;
 import javax.sql.DataSource;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -88,9 +87,9 @@ class JdbcSegmentFaultTest {
       assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
 
       proxy.freeze(); // the pooled connection goes silent
-      long frozen = failsWithin(() -> store.nextSegment("order", 10));
+      long frozen = SilentCalls.failsWithin(() -> store.nextSegment("order", 10), Duration.ofSeconds(20));
       proxy.blackHole(); // and new connections get no answer
-      long blackHoled = failsWithin(() -> store.nextSegment("order", 10));
+      long blackHoled = SilentCalls.failsWithin(() -> store.nextSegment("order", 10), Duration.ofSeconds(20));
       System.out.printf("%s silent segment store: fetch failed after %d ms (frozen), %d ms (black hole)%n", kind,
           frozen, blackHoled);
       assertThat(frozen).as("statement timeout 2 s + 1 s of network timeout").isLessThan(4_500);
@@ -192,27 +191,6 @@ class JdbcSegmentFaultTest {
           pool.shutdownNow();
         }
       }
-    }
-  }
-
-  private static long failsWithin(java.util.concurrent.Callable<?> call) throws InterruptedException {
-    ExecutorService runner = Executors.newSingleThreadExecutor(r -> {
-      Thread t = new Thread(r, "silent-call");
-      t.setDaemon(true);
-      return t;
-    });
-    long start = System.nanoTime();
-    Future<?> f = runner.submit(call);
-    try {
-      f.get(20, TimeUnit.SECONDS);
-      throw new AssertionError("the call succeeded through a silent database");
-    } catch (TimeoutException e) {
-      throw new AssertionError("the call hung: no answer after 20 s");
-    } catch (ExecutionException e) {
-      assertThat(e.getCause()).isInstanceOf(GeneIdException.class);
-      return TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - start);
-    } finally {
-      runner.shutdownNow();
     }
   }
 
