@@ -71,11 +71,14 @@ class GeneSpreadTest {
     int[] evenPositionEvenGene = new int[1];
     int[] oddStepSameParity = new int[1];
     int cycles = 1000;
+    long distinctSteps = 0;
     for (int c = 0; c < cycles; c++) {
       int[] genes = cycle(spread);
-      // an affine map a * i + b (mod 64) steps by a constant: here the steps take many values in every cycle
-      assertThat(IntStream.range(1, 64).map(i -> (genes[i] - genes[i - 1]) & 63).distinct().count())
-          .as("distinct steps in cycle %d", c).isGreaterThan(8);
+      // an affine map a * i + b (mod 64) steps by one constant: here no cycle does, and the steps take many values
+      // (a per-cycle bound on "many" failed now and then: the keys are random, so that bound is on the mean)
+      long steps = IntStream.range(1, 64).map(i -> (genes[i] - genes[i - 1]) & 63).distinct().count();
+      assertThat(steps).as("distinct steps in cycle %d", c).isGreaterThan(1);
+      distinctSteps += steps;
       for (int i = 0; i < 64; i += 2) {
         evenPositionEvenGene[0] += 1 - (genes[i] & 1);
         if (i + 2 < 64) {
@@ -87,6 +90,7 @@ class GeneSpreadTest {
     // parity of consecutive picks across a pair (round robin: always different); 32,000 and 31,000 trials, sd < 0.3%
     assertThat(evenPositionEvenGene[0] / (32.0 * cycles)).isBetween(0.47, 0.53);
     assertThat(oddStepSameParity[0] / (31.0 * cycles)).isBetween(0.47, 0.53);
+    assertThat(distinctSteps / (double) cycles).as("mean distinct steps per cycle").isGreaterThan(8);
   }
 
   /**
