@@ -2,7 +2,7 @@ package io.geneid.examples;
 
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdParts;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 /**
  * Parents and children with the default layout: each child id carries its parent's gene, so both route to the same

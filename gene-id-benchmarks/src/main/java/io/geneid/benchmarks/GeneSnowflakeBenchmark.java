@@ -1,7 +1,7 @@
 package io.geneid.benchmarks;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

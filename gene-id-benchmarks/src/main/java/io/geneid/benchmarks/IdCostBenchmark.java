@@ -1,9 +1,9 @@
 package io.geneid.benchmarks;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.StaticWorkerIdAssigner;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.StaticWorkerIdAssigner;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

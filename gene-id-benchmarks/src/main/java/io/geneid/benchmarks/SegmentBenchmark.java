@@ -1,9 +1,9 @@
 package io.geneid.benchmarks;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSegmentGenerator;
-import io.geneid.core.Segment;
-import io.geneid.core.SegmentStore;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.segment.Segment;
+import io.geneid.core.segment.SegmentStore;
 import java.util.SplittableRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;

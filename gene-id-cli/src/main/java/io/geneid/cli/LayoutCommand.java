@@ -1,7 +1,7 @@
 package io.geneid.cli;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.time.Instant;

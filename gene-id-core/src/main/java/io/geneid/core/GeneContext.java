@@ -1,5 +1,8 @@
 package io.geneid.core;
 
+import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
 import java.util.List;
 import java.util.function.Supplier;
 import org.jspecify.annotations.Nullable;
@@ -26,6 +29,24 @@ import org.jspecify.annotations.Nullable;
 public final class GeneContext {
 
   private static final ThreadLocal<@Nullable Scope> CURRENT = new ThreadLocal<>();
+
+  static {
+    ParentKeys.install(new ParentKeys.Access() {
+      @Override
+      public @Nullable Object peek() {
+        Scope scope = CURRENT.get();
+        return scope == null ? null : scope.peekKey();
+      }
+
+      @Override
+      public void take() {
+        Scope scope = CURRENT.get();
+        if (scope != null) {
+          scope.taken();
+        }
+      }
+    });
+  }
 
   private GeneContext() {}
 
@@ -71,11 +92,6 @@ public final class GeneContext {
     return CURRENT.get() != null;
   }
 
-  /** The innermost open scope of this thread, or null. */
-  static @Nullable Scope current() {
-    return CURRENT.get();
-  }
-
   private static Scope open(Scope scope) {
     scope.outer = CURRENT.get();
     CURRENT.set(scope);
@@ -103,16 +119,9 @@ public final class GeneContext {
       this.keys = keys;
     }
 
-    /** The parent key for the next generated id. */
-    Object nextKey() {
-      Object next = peekKey();
-      taken();
-      return next;
-    }
-
     /**
      * The parent key for the next generated id, without taking it: a caller that may retry (a leased generator
-     * moving to another worker id) takes it with {@link #taken()} once its id is made, so a failed call takes none.
+     * moving to another worker id) takes it with {@code taken()} once its id is made, so a failed call takes none.
      */
     Object peekKey() {
       if (keys == null) {

@@ -1,5 +1,7 @@
 package io.geneid.core;
 
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
 /**
  * What integrations (ShardingSphere, MyBatis-Plus, Spring) need from a gene-aware id source. Implemented by
  * {@link GeneSnowflakeGenerator} and by the lease-holding and segment generators, so an integration works with

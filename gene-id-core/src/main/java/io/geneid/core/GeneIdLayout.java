@@ -1,5 +1,8 @@
 package io.geneid.core;
 
+import io.geneid.core.internal.Checks;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Optional;
@@ -52,10 +55,10 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
     if (epoch == null) {
       throw new IllegalArgumentException("epoch must not be null");
     }
-    checkRange("timestampBits", timestampBits, MIN_TIMESTAMP_BITS, 63);
-    checkRange("workerBits", workerBits, 0, MAX_FIELD_BITS);
-    checkRange("sequenceBits", sequenceBits, 0, MAX_FIELD_BITS);
-    checkRange("geneBits", geneBits, 0, MAX_GENE_BITS);
+    Checks.range("timestampBits", timestampBits, MIN_TIMESTAMP_BITS, 63);
+    Checks.range("workerBits", workerBits, 0, MAX_FIELD_BITS);
+    Checks.range("sequenceBits", sequenceBits, 0, MAX_FIELD_BITS);
+    Checks.range("geneBits", geneBits, 0, MAX_GENE_BITS);
     int sum = timestampBits + workerBits + sequenceBits + geneBits;
     if (sum != 63) {
       throw new IllegalArgumentException(
@@ -159,9 +162,9 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
       throw new IllegalArgumentException("timestamp must be a whole millisecond in [" + epoch + ", "
           + lastTimestamp() + "] but was " + parts.timestamp());
     }
-    checkRange("workerId", parts.workerId(), 0, maxWorkerId());
-    checkRange("sequence", parts.sequence(), 0, maxSequence());
-    checkRange("gene", parts.gene(), 0, maxGene());
+    Checks.range("workerId", parts.workerId(), 0, maxWorkerId());
+    Checks.range("sequence", parts.sequence(), 0, maxSequence());
+    Checks.range("gene", parts.gene(), 0, maxGene());
     return compose(millis, parts.workerId(), parts.sequence(), parts.gene());
   }
 
@@ -252,12 +255,6 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
   public String toString() {
     return "GeneIdLayout[epoch=" + epoch + ", T=" + timestampBits + ", W=" + workerBits + ", S=" + sequenceBits
         + ", G=" + geneBits + "]";
-  }
-
-  static void checkRange(String name, long value, long min, long max) {
-    if (value < min || value > max) {
-      throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "] but was " + value);
-    }
   }
 
   /** Builds a {@link GeneIdLayout}; fields are checked together by {@link #build()}. */

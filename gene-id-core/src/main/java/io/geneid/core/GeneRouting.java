@@ -1,5 +1,6 @@
 package io.geneid.core;
 
+import io.geneid.core.internal.Checks;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -34,10 +35,10 @@ public record GeneRouting(int shardingCount, int geneDivisor, int geneBits) {
    * @throws IllegalArgumentException naming the setting, its value and the allowed range
    */
   public GeneRouting {
-    GeneIdLayout.checkRange(GENE_BITS, geneBits, 0, GeneIdLayout.MAX_GENE_BITS);
+    Checks.range(GENE_BITS, geneBits, 0, GeneIdLayout.MAX_GENE_BITS);
     long genes = 1L << geneBits;
-    GeneIdLayout.checkRange(SHARDING_COUNT, shardingCount, 1, genes);
-    GeneIdLayout.checkRange(GENE_DIVISOR, geneDivisor, 1, genes);
+    Checks.range(SHARDING_COUNT, shardingCount, 1, genes);
+    Checks.range(GENE_DIVISOR, geneDivisor, 1, genes);
     if ((long) shardingCount * geneDivisor > genes) {
       throw new IllegalArgumentException(SHARDING_COUNT + " * " + GENE_DIVISOR + " must be at most 2^" + GENE_BITS
           + " = " + genes + " but was " + shardingCount + " * " + geneDivisor + " = "

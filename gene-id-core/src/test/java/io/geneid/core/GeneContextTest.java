@@ -1,5 +1,8 @@
 package io.geneid.core;
 
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.testing.ManualClock;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 

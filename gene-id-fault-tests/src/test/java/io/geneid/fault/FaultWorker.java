@@ -1,11 +1,11 @@
 package io.geneid.fault;
 
-import io.geneid.core.ClockBackwardsPolicy;
-import io.geneid.core.GeneClock;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneIdException;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.WorkerIdAssigners;
-import io.geneid.core.WorkerLease;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.lease.WorkerLease;
 import java.io.BufferedOutputStream;
 import java.io.DataOutputStream;
 import java.io.FileOutputStream;

@@ -2,7 +2,7 @@ package io.geneid.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.TcpProxy;
+import io.geneid.core.testing.TcpProxy;
 import io.geneid.jdbc.JdbcWorkerIdAssigner;
 import java.nio.file.Path;
 import java.time.Duration;

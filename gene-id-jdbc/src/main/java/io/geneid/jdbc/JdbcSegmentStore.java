@@ -1,8 +1,8 @@
 package io.geneid.jdbc;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.Segment;
-import io.geneid.core.SegmentStore;
+import io.geneid.core.segment.Segment;
+import io.geneid.core.segment.SegmentStore;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -51,7 +51,7 @@ import org.slf4j.LoggerFactory;
  * <ul>
  *   <li><b>It goes silent</b> (packets dropped, no reset): a claim fails within about two statement timeouts with a
  *       {@link GeneIdException}; a claim whose {@code UPDATE} committed but whose answer was lost is a gap (the range
- *       is never handed out again). {@link io.geneid.core.GeneSegmentGenerator} also abandons a fetch that outlives
+ *       is never handed out again). {@link io.geneid.core.segment.GeneSegmentGenerator} also abandons a fetch that outlives
  *       its fetch timeout and drops its late answer.
  *   <li><b>It goes back in time</b> (restore from a backup, failover to an asynchronous replica): {@code max_id}
  *       comes back lower than ranges already handed out, and the store would hand them out again. A running

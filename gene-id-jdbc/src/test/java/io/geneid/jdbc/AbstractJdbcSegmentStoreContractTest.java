@@ -2,10 +2,10 @@ package io.geneid.jdbc;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.AbstractSegmentStoreContractTest;
-import io.geneid.core.SegmentStore;
-import io.geneid.core.SegmentStoreOutageContract.Outage;
-import io.geneid.core.TcpProxy;
+import io.geneid.core.segment.AbstractSegmentStoreContractTest;
+import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.segment.SegmentStoreOutageContract.Outage;
+import io.geneid.core.testing.TcpProxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -5,11 +5,11 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.geneid.core.Await;
+import io.geneid.core.testing.Await;
 import io.geneid.core.GeneIdException;
-import io.geneid.core.GeneSegmentGenerator;
-import io.geneid.core.Segment;
-import io.geneid.core.TcpProxy;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.segment.Segment;
+import io.geneid.core.testing.TcpProxy;
 import java.io.PrintWriter;
 import java.sql.Connection;
 import java.sql.DriverManager;

@@ -1,6 +1,6 @@
 package io.geneid.jdbc;
 
-import io.geneid.core.SegmentMultiJvm;
+import io.geneid.core.segment.SegmentMultiJvm;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.io.TempDir;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.Segment;
+import io.geneid.core.segment.Segment;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;

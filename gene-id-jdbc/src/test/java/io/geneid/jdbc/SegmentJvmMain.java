@@ -2,7 +2,7 @@ package io.geneid.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.geneid.core.SegmentMultiJvm;
+import io.geneid.core.segment.SegmentMultiJvm;
 import java.util.List;
 
 /**

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneContext;
-import io.geneid.core.GeneSegmentGenerator;
+import io.geneid.core.segment.GeneSegmentGenerator;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

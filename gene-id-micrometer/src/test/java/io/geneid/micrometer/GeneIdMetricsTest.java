@@ -3,10 +3,10 @@ package io.geneid.micrometer;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.within;
 
-import io.geneid.core.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.Tags;

@@ -2,14 +2,14 @@ package io.geneid.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.Await;
-import io.geneid.core.ClockBackwardsPolicy;
-import io.geneid.core.GeneClock;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.StaticWorkerIdAssigner;
-import io.geneid.core.TcpProxy;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.testing.Await;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.StaticWorkerIdAssigner;
+import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.redis.RedisWorkerIdAssigner;
 import io.geneid.redis.TestRedis;
 import io.micrometer.core.instrument.Tags;

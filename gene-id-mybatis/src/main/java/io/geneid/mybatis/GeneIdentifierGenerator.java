@@ -3,9 +3,9 @@ package io.geneid.mybatis;
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.GeneSource;
-import io.geneid.core.GeneSpread;
+import io.geneid.core.internal.GeneSpread;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 
@@ -72,7 +72,7 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
    * A generator over the JVM-shared {@link GeneSnowflakeGenerator} of the default layout for {@code workerId}: the
    * very instance ShardingSphere's key generator and application code get from
    * {@code GeneSnowflakeGenerator.builder().workerId(workerId).build()}, which claims the worker id for the JVM's
-   * life (see {@link io.geneid.core.GeneIdRegistry}).
+   * life (see {@link io.geneid.core.snowflake.GeneIdRegistry}).
    *
    * @throws IllegalArgumentException if workerId is not in {@code [0, 2^W - 1]}
    * @throws IllegalStateException naming both generators if another generator of this JVM (a leased one, one of

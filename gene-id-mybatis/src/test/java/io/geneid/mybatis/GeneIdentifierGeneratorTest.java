@@ -9,7 +9,7 @@ import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.GeneSource;
 import java.math.BigInteger;
 import java.time.Instant;

@@ -1,8 +1,8 @@
 package io.geneid.redis;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.Segment;
-import io.geneid.core.SegmentStore;
+import io.geneid.core.segment.Segment;
+import io.geneid.core.segment.SegmentStore;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -20,7 +20,7 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Persistence.</b> The counters are the only record of which values were handed out. A Redis that restarts
  * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and hands
- * out used values, to every process of the fleet: a running {@link io.geneid.core.GeneSegmentGenerator} refuses a
+ * out used values, to every process of the fleet: a running {@link io.geneid.core.segment.GeneSegmentGenerator} refuses a
  * segment that is not above the ones it has seen, but that protects one process, not two. Run it with
  * {@code appendonly yes} and {@code appendfsync always} (or {@code everysec}, and accept that a crash may lose the
  * last second), or use {@code io.geneid.jdbc.JdbcSegmentStore}. {@link Builder#build()} therefore reads the server's

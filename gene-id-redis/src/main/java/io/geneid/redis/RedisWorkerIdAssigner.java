@@ -1,12 +1,12 @@
 package io.geneid.redis;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.LeaseAssignerBuilder;
-import io.geneid.core.WorkerIdAssigner;
-import io.geneid.core.WorkerIdAssigners;
-import io.geneid.core.WorkerIdExhaustedException;
-import io.geneid.core.WorkerLease;
-import io.geneid.core.WorkerLeaseLostException;
+import io.geneid.core.lease.LeaseAssignerBuilder;
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.lease.WorkerIdExhaustedException;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;

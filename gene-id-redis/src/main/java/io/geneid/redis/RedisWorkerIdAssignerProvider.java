@@ -1,8 +1,8 @@
 package io.geneid.redis;
 
-import io.geneid.core.WorkerIdAssigner;
-import io.geneid.core.WorkerIdAssignerProvider;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerIdAssignerProvider;
+import io.geneid.core.lease.WorkerIdAssigners;
 import java.util.Map;
 import java.util.Set;
 

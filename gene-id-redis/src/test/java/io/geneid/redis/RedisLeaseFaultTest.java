@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.WorkerIdExhaustedException;
-import io.geneid.core.WorkerLease;
-import io.geneid.core.WorkerLeaseLostException;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdExhaustedException;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

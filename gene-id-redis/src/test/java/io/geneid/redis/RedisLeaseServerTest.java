@@ -4,9 +4,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.WorkerIdExhaustedException;
-import io.geneid.core.WorkerLease;
-import io.geneid.core.WorkerLeaseLostException;
+import io.geneid.core.lease.WorkerIdExhaustedException;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;

@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.WorkerIdAssigners;
-import io.geneid.core.WorkerLease;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.lease.WorkerLease;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,7 +2,7 @@ package io.geneid.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.SegmentMultiJvm;
+import io.geneid.core.segment.SegmentMultiJvm;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Set;

@@ -1,9 +1,9 @@
 package io.geneid.redis;
 
-import io.geneid.core.AbstractSegmentStoreContractTest;
-import io.geneid.core.SegmentStore;
-import io.geneid.core.SegmentStoreOutageContract;
-import io.geneid.core.TcpProxy;
+import io.geneid.core.segment.AbstractSegmentStoreContractTest;
+import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.segment.SegmentStoreOutageContract;
+import io.geneid.core.testing.TcpProxy;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 

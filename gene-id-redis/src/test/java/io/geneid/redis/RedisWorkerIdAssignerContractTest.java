@@ -1,7 +1,7 @@
 package io.geneid.redis;
 
-import io.geneid.core.AbstractWorkerIdAssignerContractTest;
-import io.geneid.core.WorkerIdAssigner;
+import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
+import io.geneid.core.lease.WorkerIdAssigner;
 import java.time.Duration;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,6 +1,6 @@
 package io.geneid.redis;
 
-import io.geneid.core.SegmentMultiJvm;
+import io.geneid.core.segment.SegmentMultiJvm;
 import java.util.List;
 
 /**

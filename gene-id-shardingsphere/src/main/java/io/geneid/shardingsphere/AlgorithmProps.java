@@ -1,7 +1,7 @@
 package io.geneid.shardingsphere;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.lease.WorkerIdAssigners;
 import java.time.Duration;
 import java.util.List;
 import java.util.Properties;

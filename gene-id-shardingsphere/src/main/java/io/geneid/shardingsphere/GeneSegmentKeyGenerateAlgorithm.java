@@ -1,9 +1,9 @@
 package io.geneid.shardingsphere;
 
 import io.geneid.core.GeneContext;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.GeneSegmentGenerator;
-import io.geneid.core.GeneSpread;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.internal.GeneSpread;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;

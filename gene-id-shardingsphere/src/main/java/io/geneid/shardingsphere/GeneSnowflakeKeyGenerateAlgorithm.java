@@ -1,15 +1,15 @@
 package io.geneid.shardingsphere;
 
-import io.geneid.core.ClockBackwardsPolicy;
-import io.geneid.core.GeneClock;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.GeneSpread;
-import io.geneid.core.WorkerIdAssignerProvider;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.lease.WorkerIdAssignerProvider;
+import io.geneid.core.lease.WorkerIdAssigners;
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -82,7 +82,7 @@ import org.slf4j.LoggerFactory;
  * {@code init} checks these without reaching the store; the lease is acquired on the first
  * {@link #generateKeys}, and every instance with the same properties (ShardingSphere makes two), and a Spring context
  * configured alike, shares the one generator, hence one lease, renewed in the background. Each instance holds a
- * counted handle on it ({@link io.geneid.core.GeneIdRegistry.Handle}); {@link #close()} gives up this instance's
+ * counted handle on it ({@link io.geneid.core.snowflake.GeneIdRegistry.Handle}); {@link #close()} gives up this instance's
  * hold only. ShardingSphere 5.5 never closes its key generators, so in practice the lease is released when the last
  * other user lets go at JVM shutdown (one shutdown hook for every shared generator).
  *

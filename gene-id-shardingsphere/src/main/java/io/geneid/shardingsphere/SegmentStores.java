@@ -1,6 +1,6 @@
 package io.geneid.shardingsphere;
 
-import io.geneid.core.SegmentStore;
+import io.geneid.core.segment.SegmentStore;
 import io.geneid.jdbc.JdbcSegmentStore;
 import io.geneid.redis.RedisSegmentStore;
 import java.io.PrintWriter;

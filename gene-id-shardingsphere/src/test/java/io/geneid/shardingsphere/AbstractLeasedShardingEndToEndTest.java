@@ -3,8 +3,8 @@ package io.geneid.shardingsphere;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.LeasedGeneGenerator;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.lease.LeasedGeneGenerator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

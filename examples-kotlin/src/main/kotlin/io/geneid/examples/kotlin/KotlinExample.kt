@@ -11,7 +11,7 @@ import com.baomidou.mybatisplus.core.mapper.BaseMapper
 import com.baomidou.mybatisplus.core.toolkit.GlobalConfigUtils
 import io.geneid.core.GeneContext
 import io.geneid.core.GeneIdLayout
-import io.geneid.core.GeneSnowflakeGenerator
+import io.geneid.core.snowflake.GeneSnowflakeGenerator
 import io.geneid.core.GeneSource
 import io.geneid.mybatis.GeneIdentifierGenerator
 import java.util.concurrent.ThreadLocalRandom

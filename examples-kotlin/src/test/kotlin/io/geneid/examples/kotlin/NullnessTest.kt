@@ -3,7 +3,7 @@ package io.geneid.examples.kotlin
 import io.geneid.core.GeneIdGenerator
 import io.geneid.core.GeneIdLayout
 import io.geneid.core.GeneIdParts
-import io.geneid.core.GeneSnowflakeGenerator
+import io.geneid.core.snowflake.GeneSnowflakeGenerator
 import io.geneid.mybatis.GeneIdentifierGenerator
 import java.time.Instant
 import kotlin.reflect.KType

@@ -11,7 +11,7 @@ import com.baomidou.mybatisplus.core.mapper.BaseMapper;
 import com.baomidou.mybatisplus.core.toolkit.GlobalConfigUtils;
 import com.baomidou.mybatisplus.extension.service.impl.ServiceImpl;
 import com.baomidou.mybatisplus.extension.spring.MybatisSqlSessionFactoryBean;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

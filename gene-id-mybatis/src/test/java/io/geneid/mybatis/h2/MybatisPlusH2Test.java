@@ -12,7 +12,7 @@ import com.baomidou.mybatisplus.extension.service.impl.ServiceImpl;
 import com.baomidou.mybatisplus.extension.spring.MybatisSqlSessionFactoryBean;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import io.geneid.mybatis.h2.Entities.Cart;
 import io.geneid.mybatis.h2.Entities.CartMapper;

@@ -1,7 +1,7 @@
 package io.geneid.spring.boot;
 
 import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import java.util.List;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;

@@ -1,9 +1,9 @@
 package io.geneid.spring.boot;
 
 import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.spring.boot.GeneIdProperties.ClockSource;
 import io.geneid.spring.boot.GeneIdProperties.WorkerAssigner;
 import java.sql.Connection;

@@ -1,10 +1,10 @@
 package io.geneid.spring.boot;
 
-import io.geneid.core.ClockBackwardsPolicy;
-import io.geneid.core.GeneClock;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;

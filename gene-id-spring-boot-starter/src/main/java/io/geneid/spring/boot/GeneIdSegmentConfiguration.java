@@ -1,8 +1,8 @@
 package io.geneid.spring.boot;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSegmentGenerator;
-import io.geneid.core.SegmentStore;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.segment.SegmentStore;
 import io.geneid.spring.boot.GeneIdProperties.Segment;
 import io.geneid.spring.boot.GeneIdProperties.SegmentStoreType;
 import io.geneid.spring.boot.GeneIdProperties.TagSettings;

@@ -1,6 +1,6 @@
 package io.geneid.spring.boot;
 
-import io.geneid.core.GeneSegmentGenerator;
+import io.geneid.core.segment.GeneSegmentGenerator;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;

@@ -1,9 +1,9 @@
 package io.geneid.spring.boot;
 
-import io.geneid.core.ClockBackwardsPolicy;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.SegmentStore;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.jdbc.JdbcSegmentStore;
 import io.geneid.jdbc.JdbcWorkerIdAssigner;
 import java.time.Duration;

@@ -1,6 +1,6 @@
 package io.geneid.spring.boot;
 
-import io.geneid.core.SegmentStore;
+import io.geneid.core.segment.SegmentStore;
 import io.geneid.redis.RedisSegmentStore;
 import java.time.Duration;
 

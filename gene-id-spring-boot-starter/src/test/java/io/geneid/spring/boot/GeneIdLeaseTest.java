@@ -6,10 +6,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneIdRegistry;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.WorkerIdAssigners;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import io.geneid.redis.TestRedis;
 import java.sql.Connection;
@@ -148,7 +148,7 @@ class GeneIdLeaseTest {
       leasedBean(first, 3);
       // another process (its own owner, hence its own configuration and lease) finds the pool exhausted
       redisRunner(space, 3, "second").run(second -> assertThat(second).hasFailed().getFailure()
-          .hasRootCauseInstanceOf(io.geneid.core.WorkerIdExhaustedException.class)
+          .hasRootCauseInstanceOf(io.geneid.core.lease.WorkerIdExhaustedException.class)
           .rootCause().hasMessageContaining("first"));
     });
   }

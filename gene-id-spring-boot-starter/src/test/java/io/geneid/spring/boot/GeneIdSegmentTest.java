@@ -7,8 +7,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneSegmentGenerator;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.redis.TestRedis;
 import java.sql.Connection;
 import java.sql.DriverManager;

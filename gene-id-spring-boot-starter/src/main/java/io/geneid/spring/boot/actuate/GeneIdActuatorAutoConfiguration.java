@@ -2,8 +2,8 @@ package io.geneid.spring.boot.actuate;
 
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.LeasedGeneGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.lease.LeasedGeneGenerator;
 import io.geneid.micrometer.GeneIdMetrics;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
 import io.geneid.spring.boot.GeneIdProperties;
@@ -32,7 +32,7 @@ import org.springframework.context.annotation.Configuration;
  * <ul>
  *   <li><b>Metrics</b> (Micrometer on the class path and a {@link MeterRegistry} bean): a {@link MeterBinder} that
  *       binds {@link GeneIdMetrics} for every {@link GeneIdGenerator} bean and every generator in
- *       {@link io.geneid.core.GeneIdRegistry} (those ShardingSphere made from its YAML);
+ *       {@link io.geneid.core.snowflake.GeneIdRegistry} (those ShardingSphere made from its YAML);
  *   <li><b>the {@code geneid} endpoint</b> (Spring Boot Actuator, endpoint exposed): {@link GeneIdEndpoint};
  *   <li><b>the {@code geneid} health indicator</b> (Actuator, a generator bean, {@code management.health.geneid.enabled}
  *       not false): {@link GeneIdHealthIndicator}.

@@ -1,11 +1,11 @@
 package io.geneid.spring.boot.actuate;
 
 import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneSegmentGenerator;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.GeneSnowflakeStats;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.LeasedGeneStats;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeStats;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.LeasedGeneStats;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;

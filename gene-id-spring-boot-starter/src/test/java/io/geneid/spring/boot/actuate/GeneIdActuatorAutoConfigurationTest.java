@@ -4,12 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.geneid.core.Await;
+import io.geneid.core.testing.Await;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
-import io.geneid.core.LeasedGeneGenerator;
-import io.geneid.core.StaticWorkerIdAssigner;
-import io.geneid.core.TcpProxy;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.StaticWorkerIdAssigner;
+import io.geneid.core.testing.TcpProxy;
 import io.geneid.micrometer.GeneIdMetrics;
 import io.geneid.redis.RedisWorkerIdAssigner;
 import io.geneid.redis.TestRedis;

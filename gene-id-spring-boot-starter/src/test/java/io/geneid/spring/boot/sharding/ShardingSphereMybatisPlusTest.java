@@ -10,7 +10,7 @@ import ch.qos.logback.core.read.ListAppender;
 import com.baomidou.mybatisplus.core.batch.MybatisBatch;
 import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.GeneSnowflakeGenerator;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.Order;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItem;

@@ -1,0 +1,129 @@
+package io.geneid.core.internal;
+
+import io.geneid.core.internal.Checks;
+import io.geneid.core.GeneContext;
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * Chooses the genes of root rows (rows without a parent), so that roots balance over shards.
+ *
+ * <p>Each thread walks the {@code 2^G} genes in cycles: its calls number {@code k * 2^G} to
+ * {@code (k + 1) * 2^G - 1} on one spread carry every gene exactly once, in an order drawn afresh, at random, for
+ * every cycle. What that guarantees:
+ * <ul>
+ *   <li><b>One caller of one spread</b> (one table inserted in a loop from one thread): exact balance over any
+ *       routing every {@code 2^G} calls; after {@code n} calls every gene has been used {@code floor(n / 2^G)} or
+ *       {@code ceil(n / 2^G)} times. Within a cycle every aligned block of {@code 2^k} calls also carries each
+ *       residue modulo {@code 2^k} once, so routing by {@code gene % 2^k} (2, 4, 8 ... shards) is exact after every
+ *       {@code 2^k} calls, as with a round-robin counter.
+ *   <li><b>Several callers sharing one spread</b> (one thread inserting into several tables in turn, all through
+ *       {@link GeneSnowflakeGenerator#nextId()}): each table's rows balance <em>in expectation only</em>. The gene of
+ *       a call is uniform whatever its position, and the order within a cycle is not linear in the call counter
+ *       (gene bit {@code j} is counter bit {@code j} flipped by a keyed, non-linear function of the counter's higher
+ *       bits, with a fresh key every cycle), so no pattern of calls lines up systematically with a modulo routing,
+ *       as a shared round-robin cursor does (two tables taking turns over {@code gene % 2} put each table on one
+ *       shard).
+ *   <li><b>Exact balance per table</b>: give each table (or entity type) its own spread, as the ShardingSphere key
+ *       generators (one per logical table) and the MyBatis-Plus generator (one per entity class) do, and take ids
+ *       with {@link #nextId(GeneIdGenerator)}; or give child rows their parent's gene ({@code nextIdFor},
+ *       {@link GeneContext}).
+ * </ul>
+ * Threads do not share cycles: many threads that each make a few calls (a virtual thread per request) get genes that
+ * are uniform and independent, balanced in expectation.
+ *
+ * <p>Thread-safe; each thread walks its own cycle. A call costs a thread-local lookup and, on average, one 64-bit
+ * mix; it allocates nothing.
+ */
+public final class GeneSpread {
+
+  private final int geneBits;
+  private final int maxGene;
+  private final ThreadLocal<Walk> walks = ThreadLocal.withInitial(Walk::new);
+
+  /**
+   * A spread over the {@code 2^geneBits} genes.
+   *
+   * @throws IllegalArgumentException if geneBits is not in [0, 16]
+   */
+  public GeneSpread(int geneBits) {
+    Checks.range("geneBits", geneBits, 0, GeneIdLayout.MAX_GENE_BITS);
+    this.geneBits = geneBits;
+    this.maxGene = (1 << geneBits) - 1;
+  }
+
+  /** The gene for the next root row of this thread, in {@code [0, 2^G - 1]}. */
+  public long nextGene() {
+    return geneBits == 0 ? 0L : walks.get().next(geneBits, maxGene);
+  }
+
+  /**
+   * An id from {@code ids} for a root row of this spread's table: inside a {@link GeneContext} scope the scope's
+   * parent wins ({@code ids.nextId()}), otherwise {@code ids.nextId(nextGene())}.
+   *
+   * @throws IllegalArgumentException if {@code ids} carries another number of gene bits than this spread
+   */
+  public long nextId(GeneIdGenerator ids) {
+    if (ParentKeys.peek() != null) {
+      return ids.nextId();
+    }
+    if (ids.geneBits() != geneBits) {
+      throw new IllegalArgumentException("a spread over " + geneBits + " gene bits cannot choose the genes of "
+          + ids + ", which carries " + ids.geneBits());
+    }
+    return ids.nextId(nextGene());
+  }
+
+  /** G: the spread hands out genes in {@code [0, 2^G - 1]}. */
+  public int geneBits() {
+    return geneBits;
+  }
+
+  @Override
+  public String toString() {
+    return "GeneSpread[geneBits=" + geneBits + "]";
+  }
+
+  /**
+   * One thread's walk: the position in the current cycle and the flips of its position. The gene at position
+   * {@code i} is {@code i ^ flips(i)}, where bit {@code j} of {@code flips(i)} is a keyed hash of {@code i >>> (j + 1)}.
+   * Each gene bit depends only on the position's bits at and above it, so the map is a bijection of
+   * {@code [0, 2^G)} (solve for the position from the top bit down) and aligned blocks of {@code 2^k} positions
+   * cover every residue modulo {@code 2^k}. Bit {@code j} of the flips changes only when {@code i >>> (j + 1)} does,
+   * so a step recomputes only the bits below the number of trailing zeros of the new position: one on average.
+   */
+  private static final class Walk {
+    private int position = -1;
+    private int flips;
+    private long key;
+
+    int next(int bits, int mask) {
+      int i = (position + 1) & mask;
+      position = i;
+      int stale;
+      if (i == 0) {
+        key = ThreadLocalRandom.current().nextLong();
+        stale = bits;
+      } else {
+        stale = Integer.numberOfTrailingZeros(i);
+      }
+      int f = flips;
+      for (int j = 0; j < stale; j++) {
+        f = (f & ~(1 << j)) | (flip(key, j, i >>> (j + 1)) << j);
+      }
+      flips = f;
+      return i ^ f;
+    }
+
+    /** A keyed, non-linear bit of (level, higher position bits): the top bit of a 64-bit finalising mix. */
+    private static int flip(long key, int level, int higher) {
+      long z = key ^ (((long) higher << 5) | level);
+      z = (z ^ (z >>> 33)) * 0xff51afd7ed558ccdL;
+      z = (z ^ (z >>> 33)) * 0xc4ceb9fe1a85ec53L;
+      return (int) ((z ^ (z >>> 33)) >>> 63);
+    }
+  }
+}

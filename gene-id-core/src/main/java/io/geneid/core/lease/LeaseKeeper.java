@@ -1,0 +1,654 @@
+package io.geneid.core.lease;
+
+import io.geneid.core.internal.CoreHooks;
+import io.geneid.core.internal.WorkerIdClaims;
+import io.geneid.core.GeneIdException;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.ClockMovedBackwardsException;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
+import java.lang.System.Logger.Level;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.Supplier;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Does every store call of one {@link LeasedGeneGenerator} on its own daemon thread, and publishes what the
+ * generator may do as an immutable {@link LeaseState} through one {@link AtomicReference}: the first acquisition,
+ * renewals, the re-acquisition after a lost lease, the release at close. A move to a fresh worker id after a clock
+ * step back runs on a second, short-lived thread, so that the current lease keeps being renewed while the store
+ * looks for a free id. No lock a caller takes is ever held across a store call; callers wait for this class only
+ * with a bound ({@link LeasedGeneGenerator.Builder#storeWait(Duration)}), except {@code build()} for the first lease.
+ *
+ * <p>Logs one line per change of state (leased, renewal failing with the reason and its stack trace, working again,
+ * fenced, moved, released), never one per retry.
+ */
+final class LeaseKeeper implements Runnable {
+
+  private static final System.Logger LOG = System.getLogger(LeasedGeneGenerator.class.getName());
+
+  /** How many acquisitions one attempt at a lease may make (ids with marks too far ahead, ids claimed here). */
+  static final int MAX_ATTEMPTS = 4;
+
+  /** A store call in flight on the keeper thread, for the fencing message. */
+  record StoreCall(String what, long startedNanos) {}
+
+  /** A lease granted, claimed and given its first mark. */
+  private record Acquired(LeaseState.Holding holding, WorkerLease lease, long sentNanos, long sentWallMillis) {}
+
+  private final LeasedGeneGenerator g;
+  /** Driven by {@link #tick()} on the caller's thread (model tests), not by a thread of its own. */
+  private final boolean manual;
+  private final WorkerIdAssigner assigner;
+  private final AtomicReference<LeaseState> state;
+  private final String claimant;
+  private final Thread thread;
+  private final Object signal = new Object();
+  private boolean signalled;
+  private final CompletableFuture<Void> started = new CompletableFuture<>();
+  private final CompletableFuture<Void> closed = new CompletableFuture<>();
+  private final AtomicLong generations = new AtomicLong();
+  private final AtomicLong lossCountedFor = new AtomicLong(-1);
+  /** This generator's own last high-water mark per worker id it gave up (a worker id got back starts above it). */
+  private final Map<Long, Long> ownMarks = new ConcurrentHashMap<>();
+
+  private volatile @Nullable StoreCall inFlight;
+  private volatile @Nullable Throwable lastError;
+  private volatile boolean renewRequested;
+  private volatile CompletableFuture<Void> nextRenewal = new CompletableFuture<>();
+
+  // the keeper thread's own bookkeeping
+  private long nextRenewalNanos;
+  private long failingSinceNanos;
+  private long failedAttempts;
+
+  // the move to a fresh worker id
+  private final Object switchLock = new Object();
+  private @Nullable Switch pendingSwitch;
+  private @Nullable Switch failedSwitch;
+  private @Nullable ExecutorService mover;
+
+  private final class Switch {
+    final LeaseState.Holding from;
+    final ClockMovedBackwardsException cause;
+    final CompletableFuture<LeaseState.Holding> done = new CompletableFuture<>();
+    long failedAtNanos;
+
+    Switch(LeaseState.Holding from, ClockMovedBackwardsException cause) {
+      this.from = from;
+      this.cause = cause;
+    }
+  }
+
+  LeaseKeeper(LeasedGeneGenerator g, AtomicReference<LeaseState> state, boolean manual) {
+    this.manual = manual;
+    this.g = g;
+    this.assigner = g.assigner;
+    this.state = state;
+    this.claimant = "LeasedGeneGenerator of space '" + assigner.space() + "' from " + assigner;
+    this.thread = new Thread(this, "gene-id-lease-keeper[" + assigner.space() + "]");
+    thread.setDaemon(true);
+  }
+
+  private String where(long workerId) {
+    return "worker id " + workerId + " of space '" + assigner.space() + "' at " + assigner;
+  }
+
+  // ------------------------------------------------------------------------------------------ start
+
+  /** Starts the thread; it acquires the first lease. The future completes when it is published (or failed). */
+  CompletableFuture<Void> start() {
+    if (manual) {
+      first();
+    } else {
+      thread.start();
+    }
+    return started;
+  }
+
+  /** One step on the caller's thread, for a keeper built to be driven by hand. */
+  void tick() {
+    LeaseState s = state.get();
+    if (s.closed()) {
+      if (!closed.isDone()) {
+        finishClose(s);
+      }
+      return;
+    }
+    step(s);
+  }
+
+  @Override
+  public void run() {
+    if (!first()) {
+      return;
+    }
+    for (;;) {
+      LeaseState s = state.get();
+      if (s.closed()) {
+        finishClose(s);
+        return;
+      }
+      long delay;
+      try {
+        delay = step(s);
+      } catch (Throwable t) { // a bug: keep the keeper alive, say it once per streak
+        failure("keeping the lease of space '" + assigner.space() + "' at " + assigner + " failed", t);
+        delay = g.retryIntervalNanos;
+      }
+      await(delay);
+    }
+  }
+
+  /** Acquires and publishes the first lease; false if the keeper has nothing more to do. */
+  private boolean first() {
+    try {
+      Acquired first = acquire();
+      LeaseState before = state.getAndUpdate(s -> s.closed() ? s
+          : s.replacedBy(first.holding(), first.lease(), first.sentNanos() + g.deadlineNanos, first.sentWallMillis(),
+              generations.incrementAndGet()));
+      if (before.closed()) { // build() gave up waiting: give it back
+        giveUp(first.holding(), first.lease(), "not needed: the generator was closed before its first lease came");
+        closeAssigner();
+        closed.complete(null);
+        return false;
+      }
+      nextRenewalNanos = first.sentNanos() + g.renewIntervalNanos;
+      started.complete(null);
+      return true;
+    } catch (Throwable t) {
+      if (state.get().closed()) {
+        closeAssigner(); // build() gave up waiting: nobody else closes it
+      }
+      started.completeExceptionally(t);
+      closed.complete(null);
+      return false;
+    }
+  }
+
+  /** One step of the keeper: re-acquire, or renew when due. Returns how long to wait for the next. */
+  private long step(LeaseState s) {
+    long now = g.nanos.getAsLong();
+    LeaseState.Holding h = s.holding();
+    if (h == null || s.revokedReason() != null) {
+      return reacquire(s);
+    }
+    if (now - s.deadlineNanos() >= 0) {
+      countLoss(s); // the deadline passed before this renewal: the lease was lost, however briefly
+    }
+    if (renewRequested || now - nextRenewalNanos >= 0 || s.deadlineNanos() - now < g.renewIntervalNanos / 2) {
+      renewRequested = false;
+      renew(s, h);
+      now = g.nanos.getAsLong();
+    }
+    return Math.max(TimeUnit.MILLISECONDS.toNanos(1), nextRenewalNanos - now);
+  }
+
+  private void await(long nanos) {
+    synchronized (signal) {
+      long end = System.nanoTime() + nanos;
+      while (!signalled) {
+        long left = end - System.nanoTime();
+        if (left <= 0) {
+          break;
+        }
+        try {
+          TimeUnit.NANOSECONDS.timedWait(signal, left);
+        } catch (InterruptedException e) {
+          break; // close() may interrupt a keeper stuck in a call; the loop looks at the state again
+        }
+      }
+      signalled = false;
+    }
+  }
+
+  private void wake() {
+    synchronized (signal) {
+      signalled = true;
+      signal.notifyAll();
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ renewals
+
+  private void renew(LeaseState s, LeaseState.Holding h) {
+    WorkerLease lease = s.lease();
+    long sent = g.nanos.getAsLong();
+    long sentWall = System.currentTimeMillis();
+    long ahead = g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1;
+    long mark = Math.max(ahead, h.engine.highWaterMark().toEpochMilli());
+    WorkerLease renewed;
+    try {
+      renewed = call("renew of worker id " + h.workerId + " at " + assigner,
+          () -> assigner.renew(lease, Instant.ofEpochMilli(mark)));
+    } catch (WorkerLeaseLostException e) {
+      g.renewalFailures.incrementAndGet();
+      lastError = e;
+      LeaseState now = state.get();
+      if (now.live(h)) {
+        revoke(h, e.getMessage()); // first fenced, then counted: a reader of the count sees no issuing on it
+        g.leasesLost.incrementAndGet();
+      }
+      nextRenewalNanos = g.nanos.getAsLong(); // re-acquire at once
+      finishRenewal();
+      return;
+    } catch (RuntimeException e) {
+      g.renewalFailures.incrementAndGet();
+      lastError = e;
+      failedAttempts++;
+      if (failingSinceNanos == 0) {
+        failingSinceNanos = sent | 1;
+        LeaseState now = state.get();
+        long left = Math.max(0, now.deadlineNanos() - g.nanos.getAsLong()) / 1_000_000;
+        LOG.log(Level.WARNING, "renewing " + where(h.workerId) + " failed: " + e + "; retrying every "
+            + g.retryIntervalNanos / 1_000_000 + " ms, ids stop in " + left + " ms unless a renewal succeeds", e);
+      }
+      LeaseState now = state.get();
+      if (now.holding() == h && g.nanos.getAsLong() - now.deadlineNanos() >= 0) {
+        countLoss(now);
+      }
+      nextRenewalNanos = g.nanos.getAsLong() + g.retryIntervalNanos;
+      finishRenewal();
+      return;
+    }
+    CoreHooks.get().ceiling(h.engine, renewed.highWaterMark().toEpochMilli()); // first the ceiling, then the deadline
+    boolean wasFenced = lossCountedFor.get() >= s.generation();
+    // a renewal that took longer than the TTL leaves the lease lapsed: same generation (the loss counts once), and
+    // the next renewal follows at once
+    boolean inTime = sent + g.deadlineNanos - g.nanos.getAsLong() > 0;
+    long generation = inTime ? generations.incrementAndGet() : s.generation();
+    LeaseState after = state.updateAndGet(cur -> cur.live(h)
+        ? cur.renewed(renewed, sent + g.deadlineNanos, sentWall, generation) : cur);
+    nextRenewalNanos = sent + g.renewIntervalNanos;
+    lastError = null;
+    if (!inTime) {
+      renewRequested = true;
+      finishRenewal();
+      return;
+    }
+    if ((failingSinceNanos != 0 || wasFenced) && after.holding() == h) {
+      long failedFor = (g.nanos.getAsLong() - (failingSinceNanos != 0 ? failingSinceNanos : sent)) / 1_000_000;
+      long attempts = failedAttempts;
+      LOG.log(Level.INFO, () -> "renewing " + where(h.workerId) + " works again after "
+          + (attempts > 0 ? attempts + " failed attempts over " + failedFor + " ms" : "a store call that took "
+          + failedFor + " ms") + "; ids are issued again");
+    }
+    failingSinceNanos = 0;
+    failedAttempts = 0;
+    finishRenewal();
+  }
+
+  private void finishRenewal() {
+    CompletableFuture<Void> done = nextRenewal;
+    nextRenewal = new CompletableFuture<>();
+    done.complete(null);
+  }
+
+  /** Asks for a renewal now (the clock outran the recorded mark); completes after the next renewal attempt. */
+  CompletableFuture<Void> renewSoon() {
+    CompletableFuture<Void> f = nextRenewal;
+    renewRequested = true;
+    wake();
+    return f;
+  }
+
+  private void revoke(LeaseState.Holding h, String reason) {
+    LeaseState before = state.getAndUpdate(cur -> cur.live(h) ? cur.revoked(reason) : cur);
+    if (!before.live(h)) {
+      return;
+    }
+    h.stop();
+    ownMarks.merge(h.workerId, h.engine.highWaterMark().toEpochMilli(), Math::max);
+    h.claim.close(h.engine.highWaterMark().toEpochMilli());
+    countLoss(state.get());
+  }
+
+  /**
+   * Counts the loss of the lease of {@code s} once per generation, whoever sees it first (the keeper, an id call, a
+   * stats snapshot), and says it once.
+   */
+  void countLoss(LeaseState s) {
+    long generation = s.generation();
+    long counted = lossCountedFor.get();
+    if (counted >= generation || !lossCountedFor.compareAndSet(counted, generation) || s.holding() == null) {
+      return;
+    }
+    g.fencings.incrementAndGet();
+    String why = s.revokedReason() != null ? "the store no longer holds its lease: " + s.revokedReason()
+        : lapse(s);
+    LOG.log(Level.WARNING, where(s.holding().workerId) + " is fenced: " + why);
+  }
+
+  /** Why the lease of {@code s} lapsed, for the fencing message and log. */
+  String lapse(LeaseState s) {
+    long lapsedAt = System.currentTimeMillis() - (g.nanos.getAsLong() - s.deadlineNanos()) / 1_000_000L;
+    return "its lease lapsed at " + Instant.ofEpochMilli(lapsedAt) + " (last renewed at "
+        + Instant.ofEpochMilli(s.renewedAtMillis()) + ", TTL " + g.ttl.toMillis()
+        + " ms), so another process may hold it now; last renewal error: " + lapseCause();
+  }
+
+  private String lapseCause() {
+    Throwable last = lastError;
+    StoreCall c = inFlight;
+    String stuck = c == null ? null : "the renewal has been stuck in a store call (" + c.what() + ") for "
+        + (g.nanos.getAsLong() - c.startedNanos()) / 1_000_000 + " ms";
+    if (last != null) {
+      return last + (stuck == null ? "" : "; " + stuck);
+    }
+    return stuck != null ? "none: " + stuck : "none (the renewal did not run in time: was the process paused?)";
+  }
+
+  @Nullable Throwable lastError() {
+    return lastError;
+  }
+
+  private <T> T call(String what, Supplier<T> storeCall) {
+    inFlight = new StoreCall(what, g.nanos.getAsLong());
+    try {
+      return storeCall.get();
+    } finally {
+      inFlight = null;
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ acquisitions
+
+  private long reacquire(LeaseState s) {
+    try {
+      Acquired next = acquire();
+      long generation = generations.incrementAndGet();
+      LeaseState before = state.getAndUpdate(cur -> cur.closed() || cur.holding() != s.holding() ? cur
+          : cur.replacedBy(next.holding(), next.lease(), next.sentNanos() + g.deadlineNanos, next.sentWallMillis(),
+              generation));
+      if (before.closed() || before.holding() != s.holding()) {
+        giveUp(next.holding(), next.lease(), "not needed: the generator was closed");
+        return g.retryIntervalNanos;
+      }
+      lastError = null;
+      failingSinceNanos = 0;
+      failedAttempts = 0;
+      nextRenewalNanos = next.sentNanos() + g.renewIntervalNanos;
+      return Math.max(TimeUnit.MILLISECONDS.toNanos(1), nextRenewalNanos - g.nanos.getAsLong());
+    } catch (RuntimeException e) {
+      g.renewalFailures.incrementAndGet();
+      lastError = e;
+      failure("leasing a worker id of space '" + assigner.space() + "' at " + assigner + " failed", e);
+      return g.retryIntervalNanos;
+    }
+  }
+
+  /** Logs the first failure of a streak with its stack trace; later ones of the same streak are counted only. */
+  private void failure(String what, Throwable t) {
+    failedAttempts++;
+    if (failingSinceNanos == 0) {
+      failingSinceNanos = g.nanos.getAsLong() | 1;
+      LOG.log(Level.WARNING, what + ": " + t + "; retrying every " + g.retryIntervalNanos / 1_000_000
+          + " ms, no ids are issued meanwhile", t);
+    }
+  }
+
+  /**
+   * Leases a usable worker id: claimed in this JVM, its mark (the store's and this generator's own) not too far ahead
+   * of the clock, and a first mark recorded ahead of use. Holds at most one lease besides the current holding: an
+   * unusable one goes back at once.
+   */
+  private Acquired acquire() {
+    Map<Long, Instant> unusable = new LinkedHashMap<>();
+    IllegalStateException refused = null;
+    long tolerable = g.maxBorrowMillis + g.clockBackwardsPolicy.maxWait().toMillis();
+    Duration slack = Duration.ofMillis(g.maxBorrowMillis);
+    for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+      WorkerLease lease;
+      try {
+        lease = call("acquire at " + assigner, () -> assigner.acquire(g.layout.maxWorkerId(), slack));
+      } catch (WorkerIdExhaustedException e) {
+        if (unusable.isEmpty() && refused == null) {
+          throw e;
+        }
+        break; // the only free ids are unusable: say why below
+      }
+      WorkerIdClaims.Claim claim;
+      try {
+        claim = WorkerIdClaims.claim(g.layout, lease.workerId(), claimant);
+      } catch (IllegalStateException e) {
+        releaseQuietly(lease, lease.previousHighWaterMark());
+        if (lease.expiresAt().equals(Instant.MAX)) {
+          throw e; // a static assigner can give no other worker id
+        }
+        refused = e;
+        continue;
+      }
+      long own = ownMarks.getOrDefault(lease.workerId(), 0L);
+      long previous = Math.max(lease.previousHighWaterMark().toEpochMilli(), own);
+      long ahead = previous - g.clock.currentTimeMillis();
+      if (ahead > tolerable) {
+        if (lease.expiresAt().equals(Instant.MAX) && ahead <= tolerable + g.ttl.toMillis()) {
+          // a static lease cannot move: its mark was recorded ahead by up to one TTL before a crash; wait it out
+          awaitClock(previous - g.maxBorrowMillis, g.ttl.toMillis() + tolerable);
+        } else {
+          claim.close();
+          releaseQuietly(lease, lease.previousHighWaterMark());
+          unusable.put(lease.workerId(), Instant.ofEpochMilli(previous));
+          continue;
+        }
+      }
+      GeneSnowflakeGenerator engine = GeneSnowflakeGenerator.builder()
+          .layout(g.layout)
+          .workerId(lease.workerId())
+          .clock(g.clock)
+          .maxBorrowMillis(g.maxBorrowMillis)
+          .clockBackwardsPolicy(g.clockBackwardsPolicy)
+          .highWaterMark(Instant.ofEpochMilli(previous))
+          .buildUnshared();
+      CoreHooks.get().ceiling(engine, previous); // nothing may be issued before the first mark is recorded
+      LeaseState.Holding h = new LeaseState.Holding(lease.workerId(), engine, claim);
+      long sent = g.nanos.getAsLong();
+      long sentWall = System.currentTimeMillis();
+      long mark = Math.max(g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1, previous);
+      WorkerLease renewed;
+      try {
+        renewed = call("renew of worker id " + lease.workerId() + " at " + assigner,
+            () -> assigner.renew(lease, Instant.ofEpochMilli(mark)));
+      } catch (RuntimeException e) {
+        claim.close();
+        releaseQuietly(lease, lease.previousHighWaterMark());
+        throw e;
+      }
+      CoreHooks.get().ceiling(engine, renewed.highWaterMark().toEpochMilli());
+      g.leasesAcquired.incrementAndGet();
+      LOG.log(Level.INFO, () -> "leased " + where(lease.workerId()) + " as " + lease.owner()
+          + " (previous holder's mark " + lease.previousHighWaterMark()
+          + (own > 0 ? ", this generator's own last mark " + Instant.ofEpochMilli(own) : "") + ")");
+      return new Acquired(h, renewed, sent, sentWall);
+    }
+    if (unusable.isEmpty() && refused != null) {
+      throw refused;
+    }
+    StringBuilder marks = new StringBuilder();
+    unusable.forEach((id, mark) -> marks.append(marks.length() == 0 ? "" : ", ").append(id).append(" (mark ")
+        .append(mark).append(')'));
+    throw new GeneIdException("the high-water marks of worker ids " + marks + " of space '" + assigner.space()
+        + "' are more than " + tolerable + " ms ahead of this generator's clock ("
+        + Instant.ofEpochMilli(g.clock.currentTimeMillis()) + "): this clock is behind the clocks of their previous "
+        + "holders; fix the clock (NTP) or allow a longer wait with ClockBackwardsPolicy");
+  }
+
+  private void awaitClock(long targetMillis, long maxMillis) {
+    long until = System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(maxMillis);
+    while (g.clock.currentTimeMillis() < targetMillis && System.nanoTime() - until < 0) {
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(1));
+      if (Thread.interrupted()) {
+        Thread.currentThread().interrupt();
+        throw new GeneIdException("interrupted while waiting for the clock to pass a high-water mark");
+      }
+    }
+  }
+
+  /** Gives a holding back: stops it, records this generator's mark, releases the lease with it, drops the claim. */
+  private void giveUp(LeaseState.Holding h, WorkerLease lease, String why) {
+    h.stop();
+    Instant mark = h.engine.highWaterMark();
+    ownMarks.merge(h.workerId, mark.toEpochMilli(), Math::max);
+    releaseQuietly(lease, mark);
+    h.claim.close(h.engine.highWaterMark().toEpochMilli());
+    LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark + " (" + why + ")");
+  }
+
+  private void releaseQuietly(WorkerLease lease, Instant mark) {
+    try {
+      call("release of worker id " + lease.workerId() + " at " + assigner, () -> {
+        assigner.release(lease, mark);
+        return null;
+      });
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "could not release " + where(lease.workerId()) + " (it expires by itself): " + e, e);
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ worker switch
+
+  /**
+   * Asks for a move from {@code from} to a fresh worker id (the clock stepped back past what the policy waits for).
+   * One move at a time; a move that failed is not tried again for a retry interval.
+   */
+  CompletableFuture<LeaseState.Holding> requestSwitch(LeaseState.Holding from, ClockMovedBackwardsException cause) {
+    synchronized (switchLock) {
+      Switch p = pendingSwitch;
+      if (p != null && p.from == from) {
+        return p.done;
+      }
+      Switch f = failedSwitch;
+      if (f != null && f.from == from && g.nanos.getAsLong() - f.failedAtNanos < Math.max(g.retryIntervalNanos,
+          TimeUnit.MILLISECONDS.toNanos(500))) {
+        return f.done;
+      }
+      if (p != null) {
+        return p.done; // a move from an older holding is still under way
+      }
+      Switch sw = new Switch(from, cause);
+      pendingSwitch = sw;
+      if (manual) {
+        runSwitch(sw);
+        return sw.done;
+      }
+      if (mover == null) {
+        ThreadPoolExecutor e = new ThreadPoolExecutor(0, 1, 30, TimeUnit.SECONDS, new LinkedBlockingQueue<>(), r -> {
+          Thread t = new Thread(r, "gene-id-lease-mover[" + assigner.space() + "]");
+          t.setDaemon(true);
+          return t;
+        });
+        mover = e;
+      }
+      mover.execute(() -> runSwitch(sw));
+      return sw.done;
+    }
+  }
+
+  private void runSwitch(Switch sw) {
+    LeaseState.Holding from = sw.from;
+    try {
+      if (!state.get().live(from)) {
+        throw new GeneIdException("worker id " + from.workerId + " was given up meanwhile");
+      }
+      Acquired next = acquire(); // `from` is still leased, so the store hands out another worker id
+      long generation = generations.incrementAndGet();
+      LeaseState before = state.getAndUpdate(cur -> cur.live(from)
+          ? cur.replacedBy(next.holding(), next.lease(), next.sentNanos() + g.deadlineNanos, next.sentWallMillis(),
+              generation) : cur);
+      if (!before.live(from)) {
+        giveUp(next.holding(), next.lease(), "not needed: worker id " + from.workerId + " was given up meanwhile");
+        throw new GeneIdException("worker id " + from.workerId + " was given up meanwhile");
+      }
+      g.workerSwitches.incrementAndGet();
+      // every id returned from `from` passed the fencing check before the new state was published, so the mark
+      // read after it covers all of them
+      WorkerLease old = before.lease();
+      if (old != null) {
+        giveUp(from, old, "moved to worker id " + next.holding().workerId + " after the clock moved back: "
+            + sw.cause.getMessage());
+      }
+      LOG.log(Level.WARNING, () -> where(from.workerId) + " given up after the clock moved back; now worker id "
+          + next.holding().workerId + ": " + sw.cause.getMessage());
+      sw.done.complete(next.holding());
+    } catch (Throwable t) {
+      sw.failedAtNanos = g.nanos.getAsLong();
+      boolean again;
+      synchronized (switchLock) {
+        again = failedSwitch != null && failedSwitch.from == from;
+        failedSwitch = sw;
+      }
+      if (!again) { // said once per worker id; later attempts fail the callers with the reason
+        LOG.log(Level.WARNING, () -> "moving off " + where(from.workerId) + " after the clock moved back failed; it "
+            + "stays held and renewed, callers get ClockMovedBackwardsException until the clock catches up or a "
+            + "move succeeds: " + t);
+      }
+      sw.done.completeExceptionally(t);
+    } finally {
+      synchronized (switchLock) {
+        if (pendingSwitch == sw) {
+          pendingSwitch = null;
+        }
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------------------------------ close
+
+  /** Asks the keeper to release the lease and close the assigner; the future completes when it has. */
+  CompletableFuture<Void> requestClose() {
+    if (manual) {
+      tick();
+    }
+    wake();
+    return closed;
+  }
+
+  private void finishClose(LeaseState s) {
+    try {
+      LeaseState.Holding h = s.holding();
+      if (h != null) {
+        h.stop();
+        Instant mark = h.engine.highWaterMark();
+        ownMarks.merge(h.workerId, mark.toEpochMilli(), Math::max);
+        WorkerLease lease = s.lease();
+        if (s.revokedReason() == null && lease != null) {
+          releaseQuietly(lease, mark);
+          LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark);
+        }
+        h.claim.close(h.engine.highWaterMark().toEpochMilli());
+      }
+      closeAssigner();
+    } finally {
+      synchronized (switchLock) {
+        if (mover != null) {
+          mover.shutdown();
+        }
+      }
+      closed.complete(null);
+    }
+  }
+
+  private void closeAssigner() {
+    try {
+      call("close of " + assigner, () -> {
+        assigner.close();
+        return null;
+      });
+    } catch (RuntimeException e) {
+      LOG.log(Level.WARNING, "closing " + assigner + " failed: " + e, e);
+    }
+  }
+}

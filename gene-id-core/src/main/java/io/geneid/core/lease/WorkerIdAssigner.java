@@ -1,0 +1,75 @@
+package io.geneid.core.lease;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
+import java.time.Duration;
+import java.time.Instant;
+
+/**
+ * Hands out leases on worker ids, so that processes that come and go never hold the same worker id at once and a
+ * worker id left behind by a dead process is reclaimed.
+ *
+ * <p>Implementations: {@link StaticWorkerIdAssigner} (a configured id or a StatefulSet ordinal, its mark in a local
+ * file), {@code io.geneid.redis.RedisWorkerIdAssigner} (Lua scripts over a sorted set of expiries) and
+ * {@code io.geneid.jdbc.JdbcWorkerIdAssigner} (a lease table updated by compare-and-set). A
+ * {@link LeasedGeneGenerator} drives an assigner: it acquires a lease, renews it at a fraction of {@link #ttl()},
+ * raises the lease's high-water mark ahead of the ids it issues, and releases it on close.
+ *
+ * <p>Every method talks to the store and may throw a {@link GeneIdException} when the store cannot be reached; the
+ * message names the store and the cause is chained. Implementations are thread-safe.
+ */
+public interface WorkerIdAssigner extends AutoCloseable {
+
+  /** The pool (namespace) of worker ids this assigner leases from. */
+  String space();
+
+  /** How long a lease lasts without renewal: after it, the store lets another process take the worker id. */
+  Duration ttl();
+
+  /**
+   * Leases a free worker id of the pool: the least recently used one first. Waits (up to the assigner's acquire
+   * timeout) while every worker id is leased or of unknown history.
+   *
+   * <p>The lease's {@link WorkerLease#previousHighWaterMark()} is never below {@code store now + borrowSlack}: a
+   * previous holder that lost its lease may have issued ids up to {@code borrowSlack} beyond its clock. A worker id
+   * whose history the store cannot vouch for (its record is missing or the store restarted, failed over or rolled
+   * back) is granted only once any earlier holder must have fenced itself: one TTL plus {@code borrowSlack} plus a
+   * margin for clock skew after the store noticed.
+   *
+   * @param layoutMaxWorkerId the largest worker id the caller's layout can carry ({@code 2^W - 1}); the pool is cut
+   *     to it, and a pool that starts above it is an error
+   * @param borrowSlack how far ahead of its clock a holder of this pool may issue ids (its {@code maxBorrowMillis});
+   *     every process of a pool should use the same
+   * @throws WorkerIdExhaustedException when no worker id became free in time, naming the pool size and the holders
+   */
+  WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack);
+
+  /**
+   * {@link #acquire(long, Duration)} with the default borrowing bound
+   * ({@link GeneSnowflakeGenerator.Builder#DEFAULT_MAX_BORROW_MILLIS}).
+   */
+  default WorkerLease acquire(long layoutMaxWorkerId) {
+    return acquire(layoutMaxWorkerId, Duration.ofMillis(GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS));
+  }
+
+  /**
+   * Extends a lease by {@link #ttl()} from now (store time) and raises its recorded high-water mark to
+   * {@code highWaterMark} if that is higher. A lease that expired but that nobody else took can still be renewed.
+   *
+   * @return the lease with the new expiry and the mark the store now holds (never lower than before)
+   * @throws WorkerLeaseLostException if the worker id is no longer held under this lease's token (taken over by
+   *     another process, released, or forgotten by the store)
+   */
+  WorkerLease renew(WorkerLease lease, Instant highWaterMark);
+
+  /**
+   * Gives the worker id back, recording {@code highWaterMark} (the highest timestamp this holder issued) for the next
+   * holder. The id becomes the most recently used one of the pool. Does nothing if the lease was already lost.
+   */
+  void release(WorkerLease lease, Instant highWaterMark);
+
+  /** Closes the store connection this assigner opened, if any. Leases are not released by this. */
+  @Override
+  default void close() {}
+}

@@ -1,0 +1,444 @@
+package io.geneid.core.lease;
+
+import io.geneid.core.internal.Checks;
+import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
+import java.lang.management.ManagementFactory;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.format.DateTimeParseException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.ServiceLoader;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Worker-id assigners and leased generators from kebab-case properties: the one entry point for ShardingSphere
+ * props, Spring Boot properties and plain maps.
+ *
+ * <h2>Properties</h2>
+ * <table>
+ *   <caption>keys read by {@link #sharedGenerator(Map)}</caption>
+ *   <tr><th>key</th><th>meaning</th><th>default</th></tr>
+ *   <tr><td>{@code worker-assigner}</td><td>{@code static}, {@code redis} or {@code jdbc}</td><td>static</td></tr>
+ *   <tr><td>{@code space}</td><td>pool name: letters, digits, {@code . _ -}, 1..64</td><td>default</td></tr>
+ *   <tr><td>{@code worker-id-min}, {@code worker-id-max}</td><td>the sub-range of worker ids this pool uses</td>
+ *       <td>0 .. 2^W-1</td></tr>
+ *   <tr><td>{@code lease-ttl}</td><td>lease time to live ({@code 30s}, {@code 1500ms}, {@code PT30S})</td>
+ *       <td>30s (static: 5s)</td></tr>
+ *   <tr><td>{@code lease-renew-interval}</td><td>how often the lease is renewed</td><td>TTL / 3</td></tr>
+ *   <tr><td>{@code lease-acquire-timeout}</td><td>how long start-up waits for a free worker id</td>
+ *       <td>2 x TTL</td></tr>
+ *   <tr><td>{@code lease-owner}</td><td>holder name shown in exhaustion messages</td><td>pid@host</td></tr>
+ *   <tr><td>{@code epoch}, {@code timestamp-bits}, {@code worker-bits}, {@code sequence-bits},
+ *       {@code gene-bits}</td><td>the {@link GeneIdLayout}; epoch as an ISO instant or Unix milliseconds</td>
+ *       <td>{@link GeneIdLayout#defaults()}</td></tr>
+ *   <tr><td>{@code max-borrow-millis}</td><td>{@link GeneSnowflakeGenerator.Builder#maxBorrowMillis(long)}</td>
+ *       <td>10</td></tr>
+ *   <tr><td>{@code clock-backwards-max-wait}</td><td>wait for a clock that stepped back before moving to a fresh
+ *       worker id</td><td>1s</td></tr>
+ * </table>
+ * Per type: static {@code worker-id}, {@code worker-id-from-hostname}, {@code hostname}, {@code mark-file};
+ * redis {@code redis-uri}, {@code redis-key-prefix}, {@code redis-timeout}; jdbc {@code jdbc-url},
+ * {@code jdbc-username}, {@code jdbc-password}, {@code jdbc-table}, {@code jdbc-create-table}. Any other key is an
+ * error naming it.
+ */
+public final class WorkerIdAssigners {
+
+  /** The pool used when no {@code space} is given. */
+  public static final String DEFAULT_SPACE = "default";
+  /** Default lease TTL of the store-backed assigners. */
+  public static final Duration DEFAULT_TTL = Duration.ofSeconds(30);
+
+  public static final String WORKER_ASSIGNER = "worker-assigner";
+  public static final String SPACE = "space";
+  public static final String WORKER_ID_MIN = "worker-id-min";
+  public static final String WORKER_ID_MAX = "worker-id-max";
+  public static final String LEASE_TTL = "lease-ttl";
+  public static final String LEASE_RENEW_INTERVAL = "lease-renew-interval";
+  public static final String LEASE_ACQUIRE_TIMEOUT = "lease-acquire-timeout";
+  public static final String LEASE_OWNER = "lease-owner";
+
+  public static final String EPOCH = "epoch";
+  public static final String TIMESTAMP_BITS = "timestamp-bits";
+  public static final String WORKER_BITS = "worker-bits";
+  public static final String SEQUENCE_BITS = "sequence-bits";
+  public static final String GENE_BITS = "gene-bits";
+  public static final String MAX_BORROW_MILLIS = "max-borrow-millis";
+  public static final String CLOCK_BACKWARDS_MAX_WAIT = "clock-backwards-max-wait";
+
+  /** Keys every assigner type accepts. */
+  public static final Set<String> COMMON_ASSIGNER_KEYS = Set.of(WORKER_ASSIGNER, SPACE, WORKER_ID_MIN, WORKER_ID_MAX,
+      LEASE_TTL, LEASE_RENEW_INTERVAL, LEASE_ACQUIRE_TIMEOUT, LEASE_OWNER);
+  /** Keys of the generator (layout and clock handling). */
+  public static final Set<String> GENERATOR_KEYS = Set.of(EPOCH, TIMESTAMP_BITS, WORKER_BITS, SEQUENCE_BITS,
+      GENE_BITS, MAX_BORROW_MILLIS, CLOCK_BACKWARDS_MAX_WAIT);
+
+  static final Duration MIN_TTL = Duration.ofMillis(100);
+  static final Duration MAX_TTL = Duration.ofHours(1);
+
+  private static final Pattern SPACE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
+  private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)?");
+
+  private WorkerIdAssigners() {}
+
+  /**
+   * A new handle on the JVM-wide leased generator for these properties, for ShardingSphere, MyBatis-Plus, Spring
+   * and the application to share one generator, hence one lease, per configuration.
+   *
+   * <h4>Reference counting</h4>
+   * Every call returns a new {@link GeneIdRegistry.Handle}: the first one (for properties that are equal, whatever
+   * their order) creates the generator and acquires its lease; later ones share that generator and only count one
+   * more user. Each user closes its own handle when it is done (a Spring bean's destroy method, a ShardingSphere
+   * rule that is closed): that gives up its hold only, and the other users keep issuing. Closing the last handle
+   * closes the generator (mark recorded, lease released); a call after that creates a new one. Handles that are
+   * never closed are closed by the registry's single JVM shutdown hook. Closing the generator itself
+   * ({@code handle.generator().close()}) closes it for every user: close the handle instead.
+   *
+   * <p>The lease is acquired in the calling thread outside every map lock: a slow store delays only the callers
+   * asking for the same properties. Like every leased generator, the one behind the handle claims each worker id it
+   * leases in this JVM ({@link GeneIdRegistry}): a generator built for the same worker id and epoch another way is
+   * refused with a message naming both.
+   *
+   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
+   * @throws IllegalStateException if another generator of this JVM holds the worker id (a static one)
+   * @throws WorkerIdExhaustedException if no worker id is free
+   */
+  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(Map<String, String> props) {
+    WorkerIdAssignerProvider provider = checkedProvider(props);
+    String key = canonicalKey(provider.type(), props);
+    return GeneIdRegistry.acquire(key, () -> {
+      LeasedGeneGenerator generator = build(provider, props);
+      generator.registeredAs(key);
+      return generator;
+    });
+  }
+
+  /** A new leased generator for these properties, owned (and to be closed) by the caller. */
+  public static LeasedGeneGenerator generator(Map<String, String> props) {
+    return build(checkedProvider(props), props);
+  }
+
+  /** A new assigner for these properties ({@code worker-assigner} chooses the type). */
+  public static WorkerIdAssigner create(Map<String, String> props) {
+    return checkedProvider(props).create(props);
+  }
+
+  /**
+   * The provider for a {@code worker-assigner} type, found with {@link ServiceLoader} on the thread's context class
+   * loader, then on gene-id-core's.
+   *
+   * @throws IllegalArgumentException naming the type and the types found, and the module that brings it
+   */
+  public static WorkerIdAssignerProvider provider(String type) {
+    Set<String> found = new TreeSet<>();
+    List<ClassLoader> loaders = new ArrayList<>();
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    if (context != null) {
+      loaders.add(context);
+    }
+    loaders.add(WorkerIdAssigners.class.getClassLoader());
+    for (ClassLoader loader : loaders) {
+      for (WorkerIdAssignerProvider p : ServiceLoader.load(WorkerIdAssignerProvider.class, loader)) {
+        if (p.type().equals(type)) {
+          return p;
+        }
+        found.add(p.type());
+      }
+    }
+    throw new IllegalArgumentException(WORKER_ASSIGNER + " must be one of " + found + " but was '" + type + "'"
+        + ("redis".equals(type) || "jdbc".equals(type) ? ": add io.geneid:gene-id-" + type + " to the class path" : ""));
+  }
+
+  private static WorkerIdAssignerProvider checkedProvider(Map<String, String> props) {
+    WorkerIdAssignerProvider provider = provider(string(props, WORKER_ASSIGNER, "static"));
+    Set<String> known = new TreeSet<>(COMMON_ASSIGNER_KEYS);
+    known.addAll(GENERATOR_KEYS);
+    known.addAll(provider.propertyKeys());
+    for (String key : props.keySet()) {
+      if (!known.contains(key)) {
+        throw new IllegalArgumentException("unknown property '" + key + "' for " + WORKER_ASSIGNER + "="
+            + provider.type() + "; known properties: " + String.join(", ", known));
+      }
+    }
+    return provider;
+  }
+
+  /**
+   * Checks properties as {@link #sharedGenerator(Map)} reads them, without creating an assigner, reaching a store or
+   * acquiring a lease: the {@code worker-assigner} type is on the class path, every key is known, the layout, the
+   * generator settings and the lease settings are valid, and the provider accepts its own keys
+   * ({@link WorkerIdAssignerProvider#check(Map)}). For start-up checks of objects that acquire their lease later.
+   *
+   * @return the layout the generator will use
+   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
+   */
+  public static GeneIdLayout check(Map<String, String> props) {
+    WorkerIdAssignerProvider provider = checkedProvider(props);
+    GeneIdLayout layout = layout(props);
+    longValue(props, MAX_BORROW_MILLIS, GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS, 0, 60_000);
+    ClockBackwardsPolicy.waitUpTo(duration(props, CLOCK_BACKWARDS_MAX_WAIT, ClockBackwardsPolicy.DEFAULT.maxWait()));
+    Duration ttl;
+    if (provider instanceof StaticWorkerIdAssignerProvider) {
+      ttl = duration(props, LEASE_TTL, StaticWorkerIdAssigner.DEFAULT_TTL);
+    } else {
+      LeaseSettings s = leaseSettings(props);
+      poolRange(s.space(), s.minWorkerId(), s.maxWorkerId(), layout.maxWorkerId());
+      ttl = s.ttl();
+    }
+    if (props.containsKey(LEASE_RENEW_INTERVAL)) {
+      Duration renew = duration(props, LEASE_RENEW_INTERVAL, Duration.ZERO);
+      if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
+        throw new IllegalArgumentException(LEASE_RENEW_INTERVAL + " must be in [10ms, " + ttl.toMillis()
+            + "ms) (below " + LEASE_TTL + ") but was " + renew.toMillis() + "ms");
+      }
+    }
+    provider.check(props);
+    return layout;
+  }
+
+  private static GeneIdLayout layout(Map<String, String> props) {
+    GeneIdLayout defaults = GeneIdLayout.defaults();
+    return GeneIdLayout.builder()
+        .epoch(epoch(props, defaults.epoch()))
+        .timestampBits((int) longValue(props, TIMESTAMP_BITS, defaults.timestampBits(), 0, 63))
+        .workerBits((int) longValue(props, WORKER_BITS, defaults.workerBits(), 0, 63))
+        .sequenceBits((int) longValue(props, SEQUENCE_BITS, defaults.sequenceBits(), 0, 63))
+        .geneBits((int) longValue(props, GENE_BITS, defaults.geneBits(), 0, 63))
+        .build();
+  }
+
+  private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, Map<String, String> props) {
+    GeneIdLayout layout = layout(props);
+    LeasedGeneGenerator.Builder b = LeasedGeneGenerator.builder()
+        .layout(layout)
+        .maxBorrowMillis(longValue(props, MAX_BORROW_MILLIS,
+            GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS, 0, 60_000))
+        .clockBackwardsPolicy(ClockBackwardsPolicy.waitUpTo(duration(props, CLOCK_BACKWARDS_MAX_WAIT,
+            ClockBackwardsPolicy.DEFAULT.maxWait())));
+    if (props.containsKey(LEASE_RENEW_INTERVAL)) {
+      b.renewInterval(duration(props, LEASE_RENEW_INTERVAL, Duration.ZERO));
+    }
+    WorkerIdAssigner assigner = provider.create(props);
+    try {
+      return b.assigner(assigner).build();
+    } catch (RuntimeException e) {
+      assigner.close(); // a bad setting or a failed first acquire: do not leak the store connection
+      throw e;
+    }
+  }
+
+  private static Instant epoch(Map<String, String> props, Instant fallback) {
+    String text = props.get(EPOCH);
+    if (text == null) {
+      return fallback;
+    }
+    String t = text.trim();
+    try {
+      return t.chars().allMatch(Character::isDigit) && !t.isEmpty()
+          ? Instant.ofEpochMilli(Long.parseLong(t)) : Instant.parse(t);
+    } catch (DateTimeParseException | NumberFormatException e) {
+      throw new IllegalArgumentException(EPOCH + " must be an ISO instant such as 2025-01-01T00:00:00Z or Unix "
+          + "milliseconds but was '" + text + "'", e);
+    }
+  }
+
+  /** A configuration key for {@link GeneIdRegistry}: the type and the sorted properties, passwords hashed. */
+  static String canonicalKey(String type, Map<String, String> props) {
+    TreeMap<String, String> sorted = new TreeMap<>();
+    props.forEach((k, v) -> sorted.put(k, k.contains("password") ? "#" + Integer.toHexString(v.hashCode()) : v));
+    sorted.put(WORKER_ASSIGNER, type);
+    return "leased:" + sorted;
+  }
+
+  // ---------------------------------------------------------------- helpers for providers
+
+  /** A property, trimmed, or the default when absent. */
+  public static String string(Map<String, String> props, String key, String defaultValue) {
+    String v = props.get(key);
+    return v == null ? defaultValue : v.trim();
+  }
+
+  /**
+   * A required property.
+   *
+   * @throws IllegalArgumentException naming the key and the assigner type when absent or blank
+   */
+  public static String required(Map<String, String> props, String key, String type) {
+    String v = props.get(key);
+    if (v == null || v.isBlank()) {
+      throw new IllegalArgumentException(WORKER_ASSIGNER + "=" + type + " needs the property '" + key + "'");
+    }
+    return v.trim();
+  }
+
+  /**
+   * A whole number in {@code [min, max]}, or the default when absent.
+   *
+   * @throws IllegalArgumentException naming the key, the range and the value
+   */
+  public static long longValue(Map<String, String> props, String key, long defaultValue, long min, long max) {
+    String v = props.get(key);
+    if (v == null) {
+      return defaultValue;
+    }
+    long value;
+    try {
+      value = Long.parseLong(v.trim());
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException(key + " must be a whole number in [" + min + ", " + max + "] but was '" + v
+          + "'", e);
+    }
+    Checks.range(key, value, min, max);
+    return value;
+  }
+
+  /** {@code true} or {@code false}, or the default when absent. */
+  public static boolean bool(Map<String, String> props, String key, boolean defaultValue) {
+    String v = props.get(key);
+    if (v == null) {
+      return defaultValue;
+    }
+    String t = v.trim().toLowerCase(java.util.Locale.ROOT);
+    if (!t.equals("true") && !t.equals("false")) {
+      throw new IllegalArgumentException(key + " must be true or false but was '" + v + "'");
+    }
+    return t.equals("true");
+  }
+
+  /**
+   * A duration ({@code 1500ms}, {@code 30s}, {@code 5m}, {@code 1h}, ISO-8601 {@code PT30S}, or plain
+   * milliseconds), or the default when absent.
+   */
+  public static Duration duration(Map<String, String> props, String key, Duration defaultValue) {
+    String v = props.get(key);
+    return v == null ? defaultValue : parseDuration(key, v);
+  }
+
+  /** Parses a duration as {@link #duration(Map, String, Duration)} does; errors name {@code key}. */
+  public static Duration parseDuration(String key, String text) {
+    String t = text.trim();
+    Matcher m = SIMPLE_DURATION.matcher(t);
+    if (m.matches()) {
+      long n = Long.parseLong(m.group(1));
+      String unit = m.group(2) == null ? "ms" : m.group(2);
+      switch (unit) {
+        case "ms":
+          return Duration.ofMillis(n);
+        case "s":
+          return Duration.ofSeconds(n);
+        case "m":
+          return Duration.ofMinutes(n);
+        default:
+          return Duration.ofHours(n);
+      }
+    }
+    try {
+      return Duration.parse(t);
+    } catch (DateTimeParseException e) {
+      throw new IllegalArgumentException(key + " must be a duration such as 30s, 1500ms or PT30S but was '" + text
+          + "'", e);
+    }
+  }
+
+  /** The lease settings every store-backed assigner reads. */
+  public static LeaseSettings leaseSettings(Map<String, String> props) {
+    Duration ttl = checkDuration(LEASE_TTL, duration(props, LEASE_TTL, DEFAULT_TTL), MIN_TTL, MAX_TTL);
+    return new LeaseSettings(
+        checkSpace(string(props, SPACE, DEFAULT_SPACE)),
+        longValue(props, WORKER_ID_MIN, 0, 0, Integer.MAX_VALUE),
+        longValue(props, WORKER_ID_MAX, Integer.MAX_VALUE, 0, Integer.MAX_VALUE),
+        ttl,
+        checkDuration(LEASE_ACQUIRE_TIMEOUT, duration(props, LEASE_ACQUIRE_TIMEOUT, ttl.multipliedBy(2)),
+            Duration.ZERO, Duration.ofHours(1)),
+        string(props, LEASE_OWNER, defaultOwner()));
+  }
+
+  /**
+   * The common settings of a store-backed assigner, as read from properties.
+   *
+   * @param space the pool name
+   * @param minWorkerId the lowest worker id of the pool
+   * @param maxWorkerId the highest worker id of the pool ({@link Integer#MAX_VALUE}: up to the layout's)
+   * @param ttl the lease TTL
+   * @param acquireTimeout how long an acquisition waits for a free worker id
+   * @param owner the holder name
+   */
+  public record LeaseSettings(String space, long minWorkerId, long maxWorkerId, Duration ttl,
+      Duration acquireTimeout, String owner) {}
+
+  /**
+   * A valid pool name: 1 to 64 of {@code A-Z a-z 0-9 . _ -}.
+   *
+   * @throws IllegalArgumentException naming the bad name
+   */
+  public static String checkSpace(String space) {
+    if (space == null || !SPACE_NAME.matcher(space).matches()) {
+      throw new IllegalArgumentException("space must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was '" + space
+          + "'");
+    }
+    return space;
+  }
+
+  /**
+   * {@code duration} if it lies in {@code [min, max]}.
+   *
+   * @throws IllegalArgumentException naming the setting, the range and the value
+   */
+  public static Duration checkDuration(String name, Duration duration, Duration min, Duration max) {
+    if (duration.compareTo(min) < 0 || duration.compareTo(max) > 0) {
+      throw new IllegalArgumentException(name + " must be in [" + min.toMillis() + "ms, " + max.toMillis()
+          + "ms] but was " + duration.toMillis() + "ms");
+    }
+    return duration;
+  }
+
+  /**
+   * The lowest and highest worker id of a pool cut to a layout.
+   *
+   * @throws IllegalArgumentException if the pool starts above the layout's largest worker id or is empty
+   */
+  public static long[] poolRange(String space, long min, long max, long layoutMaxWorkerId) {
+    if (min > layoutMaxWorkerId) {
+      throw new IllegalArgumentException("worker-id-min of space '" + space + "' must be in [0, " + layoutMaxWorkerId
+          + "] (the layout's worker ids) but was " + min);
+    }
+    long top = Math.min(max, layoutMaxWorkerId);
+    if (top < min) {
+      throw new IllegalArgumentException("worker-id-max of space '" + space + "' must not be below worker-id-min "
+          + min + " but was " + max);
+    }
+    return new long[] {min, top};
+  }
+
+  /**
+   * Waits before the next try to acquire a worker id of {@code space}: a tenth of the TTL, at least 20 ms, at most
+   * {@code remainingNanos}.
+   *
+   * @throws GeneIdException if the thread is interrupted (its interrupt status stays set)
+   */
+  public static void pauseBeforeRetry(String space, Duration ttl, long remainingNanos) {
+    LockSupport.parkNanos(Math.min(remainingNanos, TimeUnit.MILLISECONDS.toNanos(Math.max(20, ttl.toMillis() / 10))));
+    if (Thread.interrupted()) {
+      Thread.currentThread().interrupt();
+      throw new GeneIdException("interrupted while waiting for a free worker id of space '" + space + "'");
+    }
+  }
+
+  /** {@code <pid>@<host name>}. */
+  public static String defaultOwner() {
+    String name = ManagementFactory.getRuntimeMXBean().getName(); // pid@host on HotSpot
+    return name.contains("@") ? name : ProcessHandle.current().pid() + "@" + name;
+  }
+}

@@ -1,0 +1,43 @@
+package io.geneid.core.lease;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/**
+ * A lease on one worker id of a pool, as handed out by a {@link WorkerIdAssigner}.
+ *
+ * <p>Times in a lease come from the store ({@code expiresAt}) or from the generators that hold the id (the marks):
+ * a generator never compares them with its own clock except through the marks, which are timestamps of ids.
+ *
+ * @param space the pool (namespace) the worker id belongs to
+ * @param workerId the worker id this lease grants
+ * @param token the fencing token: drawn at random (64 bits) for every grant, never a counter kept in the store, so
+ *     it never repeats across the store's history, even after the store rolls back; a renewal or release by a holder
+ *     that lost the id is refused by the store
+ * @param owner who holds the lease (by default {@code pid@host}), as shown in exhaustion messages
+ * @param previousHighWaterMark the highest id timestamp the previous holder may have issued (including borrowed
+ *     time); the new holder issues only after it. {@link Instant#EPOCH} for a worker id never used before
+ * @param highWaterMark the highest id timestamp the store has recorded for this holder: it must not issue above it
+ * @param expiresAt when the store lets another holder take the worker id, in the store's time;
+ *     {@link Instant#MAX} for a lease that never expires (static assignment)
+ */
+public record WorkerLease(String space, long workerId, long token, String owner, Instant previousHighWaterMark,
+    Instant highWaterMark, Instant expiresAt) {
+
+  /** Checks that no component is null and the worker id is not negative. */
+  public WorkerLease {
+    Objects.requireNonNull(space, "space");
+    Objects.requireNonNull(owner, "owner");
+    Objects.requireNonNull(previousHighWaterMark, "previousHighWaterMark");
+    Objects.requireNonNull(highWaterMark, "highWaterMark");
+    Objects.requireNonNull(expiresAt, "expiresAt");
+    if (workerId < 0) {
+      throw new IllegalArgumentException("workerId must not be negative but was " + workerId);
+    }
+  }
+
+  /** This lease with the store's answer to a renewal. */
+  public WorkerLease renewed(Instant recordedHighWaterMark, Instant newExpiry) {
+    return new WorkerLease(space, workerId, token, owner, previousHighWaterMark, recordedHighWaterMark, newExpiry);
+  }
+}

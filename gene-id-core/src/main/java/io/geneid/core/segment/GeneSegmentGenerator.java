@@ -1,0 +1,685 @@
+package io.geneid.core.segment;
+
+import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.internal.Checks;
+import io.geneid.core.GeneContext;
+import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.Genes;
+import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.ReentrantLock;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Short, dense, increasing ids for one business tag, taken from ranges ("segments") that a {@link SegmentStore}
+ * hands out, with the gene in the low bits so that they route like snowflake ids:
+ *
+ * <pre>
+ *  63 | 62 ............................. G | G bits (lowest)
+ *   0 | value from a segment (63 - G bits) | gene
+ * </pre>
+ *
+ * <p>{@code id = (value << G) | gene}. Values are unique for the tag across every process sharing the store, so ids
+ * are unique whatever genes they carry; ids issued one after another by one thread strictly increase.
+ *
+ * <h2>Genes</h2>
+ * Exactly as with {@link GeneSnowflakeGenerator}: {@link #nextId(long)}, {@link #nextIdFor(long)} and friends take
+ * the gene from the caller or the parent key; {@link #nextId()} takes it from the innermost open
+ * {@link GeneContext} scope of the thread, and without a scope spreads root rows round-robin over all genes
+ * (the gene of a root id is the low G bits of its value, so consecutive ids cycle through the genes).
+ *
+ * <h2>Double buffering</h2>
+ * The generator holds the current segment and, once {@link Builder#prefetchRatio(double) a fraction} of it is
+ * used, fetches the next one on its own background thread (a daemon thread started by {@link Builder#build()},
+ * stopped by {@link #close()}). Callers take values from the current segment with one atomic increment and switch
+ * to the prefetched segment when it runs out; they only wait for the store when both are used up.
+ *
+ * <h2>Store outages (fault model)</h2>
+ * <ul>
+ *   <li><b>The store fails</b>: values left in the two segments are still issued (a failed prefetch is retried at
+ *       most once per {@link Builder#prefetchRetry(Duration)}). When both are used up, every call tries the store
+ *       once more and, if that fails, throws a {@link GeneIdException} naming the tag and the store, with the store's
+ *       error as its cause. Issuance resumes with the first successful fetch.
+ *   <li><b>The store goes silent</b> (a call that never returns): a fetch that has not answered within
+ *       {@link Builder#fetchTimeout(Duration)} is abandoned and the next call that needs a segment starts a new one
+ *       on a new thread, so a hung connection never leaves the generator stuck. A caller that finds both segments
+ *       used up waits at most until the pending fetch's timeout, then fails with an exception naming the tag and
+ *       the store. The late answer of an abandoned fetch is a gap: its values are never issued.
+ *   <li><b>The store goes back in time</b> (lost or restored data): a segment that is not above every segment this
+ *       generator has used is refused with an exception. This protects one process only; the store itself must not
+ *       forget (see the store's own fault model).
+ * </ul>
+ * A value is never issued twice by a generator: a segment is used once, and a failed or abandoned fetch leaves at
+ * most a gap.
+ *
+ * <h2>Adaptive step</h2>
+ * Each fetch asks for a step that would make the segment last about {@link Builder#segmentDuration(Duration)} at
+ * the rate the current segment is being used, changing the previous step by at most a factor of two and staying
+ * within {@code [minStep, maxStep]}. The first segment has {@code minStep} values. Values of segments not used up
+ * before shutdown are skipped, so a larger step costs more gaps per restart; it also rides out longer outages.
+ *
+ * <pre>{@code
+ * SegmentStore store = JdbcSegmentStore.builder(dataSource).build();
+ * try (GeneSegmentGenerator orders = GeneSegmentGenerator.builder(store, "order").build()) {
+ *   long orderId = orders.nextId();              // a root row: genes spread round-robin
+ *   long itemId = orders.nextIdFor(orderId);     // routes like its order
+ * }
+ * }</pre>
+ */
+public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseable {
+
+  private static final System.Logger LOG = System.getLogger(GeneSegmentGenerator.class.getName());
+
+  private final SegmentStore store;
+  private final String bizTag;
+  private final int geneBits;
+  private final long maxGene;
+  /** Largest value whose id fits in 63 bits: {@code 2^(63 - G) - 1}. */
+  private final long maxValue;
+  /** A layout whose gene functions have G bits (time, worker and sequence fields are not used). */
+  private final long minStep;
+  private final long maxStep;
+  private final long segmentMillis;
+  private final double prefetchRatio;
+  private final long prefetchRetryMillis;
+  private final long fetchTimeoutNanos;
+  private final GeneClock clock;
+  private final ExecutorService executor;
+
+  /** Guards every change of {@link #current}, {@link #next}, {@link #pending} and the fields below them. */
+  private final ReentrantLock lock = new ReentrantLock();
+  /** The segment values are taken from; replaced under the lock, read without it. */
+  private volatile @Nullable Buffer current;
+  /** The prefetched segment, or null. */
+  private volatile @Nullable Buffer next;
+  /** The fetch in flight, or null. At most one fetch is awaited at a time; abandoned ones may still run. */
+  private volatile @Nullable Fetch pending;
+  /** The store's last error while it has not succeeded since, or null. */
+  private volatile @Nullable Throwable lastStoreError;
+  /** No background prefetch before this clock reading (after a failed one). */
+  private volatile long prefetchRetryAtMillis;
+  /** The step of the last fetch. */
+  private volatile long step;
+  /** The highest value any fetched segment reached (guarded by lock). */
+  private long highestEnd;
+  /** Set once the store hands out values too large for the id: values only grow, so this is final. */
+  private volatile @Nullable GeneIdException ranOut;
+  private volatile boolean closed;
+
+  private GeneSegmentGenerator(Builder b) {
+    this.store = b.store;
+    this.bizTag = b.bizTag;
+    this.geneBits = b.geneBits;
+    this.maxGene = (1L << geneBits) - 1;
+    this.maxValue = (1L << (63 - geneBits)) - 1;
+    this.minStep = b.minStep;
+    this.maxStep = b.maxStep;
+    this.segmentMillis = b.segmentDuration.toMillis();
+    this.prefetchRatio = b.prefetchRatio;
+    this.prefetchRetryMillis = b.prefetchRetry.toMillis();
+    this.fetchTimeoutNanos = b.fetchTimeout.toNanos();
+    this.clock = b.clock;
+    this.step = minStep;
+    String threadName = "gene-id-segment-" + bizTag;
+    // a thread per fetch in flight (one, plus any abandoned fetch still stuck in the store); idle threads end
+    this.executor = Executors.newCachedThreadPool(r -> {
+      Thread t = new Thread(r, threadName);
+      t.setDaemon(true);
+      return t;
+    });
+  }
+
+  /**
+   * A builder for a generator of {@code bizTag}'s ids over {@code store}.
+   *
+   * @param store where segments come from
+   * @param bizTag the business tag (e.g. the table name): 1 to 128 characters
+   */
+  public static Builder builder(SegmentStore store, String bizTag) {
+    return new Builder(store, bizTag);
+  }
+
+  // ---------------------------------------------------------------- ids
+
+  /**
+   * An id for a row without a parent, or for the parent of the innermost open {@link GeneContext} scope of this
+   * thread. Without a scope the gene is the low G bits of the value, so root rows cycle through all genes.
+   *
+   * @throws GeneIdException if no value is left and the store cannot hand out a segment
+   */
+  @Override
+  public long nextId() {
+    Object parentKey = ParentKeys.peek();
+    if (parentKey != null) {
+      long id = compose(takeValue(), Genes.ofKey(parentKey, geneBits));
+      ParentKeys.take(); // taken once the id is made: a call that fails takes no key
+      return id;
+    }
+    long value = takeValue();
+    return compose(value, value & maxGene);
+  }
+
+  /**
+   * An id carrying {@code gene}.
+   *
+   * @throws IllegalArgumentException if gene is not in {@code [0, 2^G - 1]}
+   */
+  @Override
+  public long nextId(long gene) {
+    if (gene < 0 || gene > maxGene) {
+      throw new IllegalArgumentException("gene must be in [0, " + maxGene + "] but was " + gene);
+    }
+    return compose(takeValue(), gene);
+  }
+
+  /** An id carrying the gene of a numeric parent key: it routes like the parent. */
+  @Override
+  public long nextIdFor(long parentKey) {
+    return compose(takeValue(), parentKey & maxGene);
+  }
+
+  /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
+  @Override
+  public long nextIdFor(String parentKey) {
+    long gene = Genes.of(parentKey, geneBits);
+    return compose(takeValue(), gene);
+  }
+
+  /** An id carrying the gene of a parent key of any supported type ({@link GeneIdLayout#geneOfKey(Object)}). */
+  @Override
+  public long nextIdForKey(Object parentKey) {
+    long gene = Genes.ofKey(parentKey, geneBits);
+    return compose(takeValue(), gene);
+  }
+
+  /** The gene of an id (or of any numeric key): {@code id & (2^G - 1)}. */
+  @Override
+  public long getGene(long id) {
+    return id & maxGene;
+  }
+
+  /** The value an id was made from: {@code id >>> G}. */
+  public long valueOf(long id) {
+    return id >>> geneBits;
+  }
+
+  @Override
+  public int geneBits() {
+    return geneBits;
+  }
+
+  private long compose(long value, long gene) {
+    return (value << geneBits) | gene;
+  }
+
+  /** The next unused value: one atomic increment unless the current segment is used up. */
+  private long takeValue() {
+    for (;;) {
+      if (closed) {
+        throw new IllegalStateException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed");
+      }
+      Buffer b = Objects.requireNonNull(current);
+      long v = b.cursor.getAndIncrement();
+      if (v <= b.end && v >= b.start) { // v < start only after the cursor wrapped past Long.MAX_VALUE
+        if (v >= b.prefetchAt && next == null && pending == null) {
+          prefetch(b);
+        }
+        return v;
+      }
+      advance(b);
+    }
+  }
+
+  /** Starts fetching the segment after {@code b} in the background, unless that is under way or backing off. */
+  private void prefetch(Buffer b) {
+    if (ranOut != null || lastStoreError != null && clock.currentTimeMillis() < prefetchRetryAtMillis) {
+      return;
+    }
+    if (!lock.tryLock()) {
+      return; // another thread is switching segments or starting the fetch
+    }
+    try {
+      if (current == b && next == null && pending == null && !closed) {
+        startFetch(adaptStep(b));
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** {@code b} is used up: switch to the prefetched segment, or wait for the store. */
+  private void advance(Buffer b) {
+    Fetch waitFor;
+    lock.lock();
+    try {
+      if (current != b || closed) {
+        return; // another thread switched already, or takeValue reports the closing
+      }
+      Buffer n = next;
+      if (n != null) {
+        n.activatedAtMillis = clock.currentTimeMillis();
+        next = null;
+        current = n;
+        return;
+      }
+      GeneIdException overflow = ranOut;
+      if (overflow != null) {
+        throw new GeneIdException(overflow.getMessage(), overflow);
+      }
+      Fetch inFlight = pending;
+      if (inFlight != null && System.nanoTime() - inFlight.deadlineNanos >= 0) {
+        abandon(inFlight); // it hung past its timeout: its answer, if it ever comes, is a gap
+        inFlight = null;
+      }
+      waitFor = inFlight != null ? inFlight : startFetch(adaptStep(b));
+    } finally {
+      lock.unlock();
+    }
+    await(waitFor, "no ids left for tag '" + bizTag + "': its segments are used up and ");
+  }
+
+  /** Gives up a fetch that outlived its timeout (under the lock): its late answer will be dropped. */
+  private void abandon(Fetch fetch) {
+    if (pending == fetch) {
+      pending = null;
+    }
+    if (!fetch.abandoned) {
+      fetch.abandoned = true;
+      LOG.log(System.Logger.Level.WARNING, "gene-id: the segment store " + store + " did not answer a fetch for tag '"
+          + bizTag + "' within " + TimeUnit.NANOSECONDS.toMillis(fetchTimeoutNanos) + " ms; the fetch is abandoned "
+          + "(its values are skipped if it answers late) and the next one starts anew");
+    }
+  }
+
+  /** Waits for a fetch, at most until its timeout; the fetch itself installs its segment as {@link #next}. */
+  private void await(Fetch fetch, String messageStart) {
+    try {
+      fetch.future.get(Math.max(0, fetch.deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GeneIdException(messageStart + "the thread was interrupted while waiting for the segment store "
+          + store, e);
+    } catch (TimeoutException e) {
+      lock.lock();
+      try {
+        abandon(fetch);
+      } finally {
+        lock.unlock();
+      }
+      throw new GeneIdException(messageStart + "the segment store " + store + " did not hand out a segment within "
+          + TimeUnit.NANOSECONDS.toMillis(fetchTimeoutNanos) + " ms; that fetch is abandoned (its values are "
+          + "skipped if it answers late)", e);
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof SegmentRefusedException) {
+        throw new GeneIdException(cause.getMessage(), cause);
+      }
+      throw new GeneIdException(messageStart + "the segment store " + store
+          + " failed to hand out the next segment: " + cause, cause);
+    }
+  }
+
+  /** One call to the store: the answer, and when the generator stops waiting for it. */
+  private static final class Fetch {
+    final CompletableFuture<Buffer> future = new CompletableFuture<>();
+    final long deadlineNanos;
+    /** Set under the lock once the fetch outlived its timeout: its answer is then dropped. */
+    boolean abandoned;
+
+    Fetch(long deadlineNanos) {
+      this.deadlineNanos = deadlineNanos;
+    }
+  }
+
+  /** Submits a fetch of {@code requestedStep} values (under the lock). */
+  private Fetch startFetch(long requestedStep) {
+    Fetch fetch = new Fetch(System.nanoTime() + fetchTimeoutNanos);
+    pending = fetch;
+    step = requestedStep;
+    executor.execute(() -> fetch(fetch, requestedStep));
+    return fetch;
+  }
+
+  /** Runs on a background thread: asks the store, then installs the segment as {@link #next}. */
+  private void fetch(Fetch fetch, long requestedStep) {
+    Segment segment = null;
+    Throwable error = null;
+    try {
+      segment = store.nextSegment(bizTag, requestedStep);
+      if (segment == null) {
+        throw new GeneIdException("the segment store " + store + " returned no segment for tag '" + bizTag + "'");
+      }
+    } catch (Throwable t) { // reported to the waiting callers, never swallowed
+      error = t;
+    }
+    Buffer buffer = null;
+    lock.lock();
+    try {
+      if (fetch.abandoned) {
+        // never issued, so it does not raise highestEnd: the fetch that replaced it may have claimed the range
+        // below it, which is no sign of a store that lost its counter
+        if (segment != null) {
+          LOG.log(System.Logger.Level.INFO, "gene-id: the abandoned fetch for tag '" + bizTag + "' answered late with "
+              + segment + " from " + store + "; its values are skipped (a gap)");
+        }
+        return; // whoever waited for it was told; the next fetch has started or will
+      }
+      pending = null;
+      if (segment != null) {
+        if (segment.start() <= highestEnd) {
+          error = new SegmentRefusedException("the segment store " + store + " handed out " + segment
+              + " for tag '" + bizTag + "', which is not above the highest value already handed out ("
+              + highestEnd + "): the store lost or reset its counter, refusing the segment so that no id is "
+              + "issued twice");
+        } else if (segment.start() > maxValue) {
+          SegmentRefusedException overflow = new SegmentRefusedException("values of tag '" + bizTag
+              + "' ran out: with geneBits " + geneBits + " a value must be at most " + maxValue + " (63 - "
+              + geneBits + " bits) but the segment store " + store + " handed out " + segment);
+          ranOut = overflow;
+          error = overflow;
+        } else {
+          highestEnd = segment.endInclusive();
+          buffer = new Buffer(segment.start(), Math.min(segment.endInclusive(), maxValue), prefetchRatio);
+          next = buffer;
+          lastStoreError = null;
+        }
+      }
+      if (error != null) {
+        lastStoreError = error;
+        prefetchRetryAtMillis = clock.currentTimeMillis() + prefetchRetryMillis;
+      }
+    } finally {
+      lock.unlock();
+    }
+    if (buffer != null) {
+      fetch.future.complete(buffer);
+    } else {
+      if (!(error instanceof SegmentRefusedException) && !closed) { // after close() nobody waits for it
+        LOG.log(System.Logger.Level.WARNING, "gene-id: fetching a segment of " + requestedStep + " for tag '"
+            + bizTag + "' from " + store + " failed; " + remaining() + " values left", error);
+      }
+      fetch.future.completeExceptionally(error);
+    }
+  }
+
+  /**
+   * The step for the segment after {@code b} (under the lock): what would last {@code segmentDuration} at the rate
+   * {@code b} is used, at most doubled or halved, within {@code [minStep, maxStep]}.
+   */
+  private long adaptStep(Buffer b) {
+    long used = b.used();
+    long elapsed = clock.currentTimeMillis() - b.activatedAtMillis;
+    long previous = step;
+    long wanted;
+    if (used <= 0) {
+      wanted = previous;
+    } else if (elapsed <= 0) {
+      wanted = Long.MAX_VALUE; // faster than the clock can tell
+    } else {
+      double perMilli = (double) used / elapsed;
+      wanted = (long) Math.min(Long.MAX_VALUE, Math.ceil(perMilli * segmentMillis));
+    }
+    long bounded = Math.max(previous / 2, Math.min(wanted, previous > Long.MAX_VALUE / 2 ? previous : previous * 2));
+    return Math.max(minStep, Math.min(maxStep, bounded));
+  }
+
+  /** Values left in the current and the prefetched segment. */
+  private long remaining() {
+    Buffer c = current;
+    Buffer n = next;
+    return (c == null ? 0 : c.remaining()) + (n == null ? 0 : n.remaining());
+  }
+
+  // ---------------------------------------------------------------- life cycle
+
+  /** Fetches the first segment (build time, fail fast). */
+  private void start() {
+    Fetch first;
+    lock.lock();
+    try {
+      first = startFetch(minStep);
+    } finally {
+      lock.unlock();
+    }
+    await(first, "could not start the GeneSegmentGenerator of tag '" + bizTag + "': ");
+    lock.lock();
+    try {
+      Buffer n = Objects.requireNonNull(next);
+      n.activatedAtMillis = clock.currentTimeMillis();
+      next = null;
+      current = n;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /**
+   * Stops the background thread. Later calls for ids throw {@link IllegalStateException}. Values not issued yet
+   * are skipped (a gap, never a reuse). The store is not closed: it belongs to whoever built it.
+   */
+  @Override
+  public void close() {
+    lock.lock();
+    try {
+      closed = true;
+    } finally {
+      lock.unlock();
+    }
+    executor.shutdown();
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  /** The business tag. */
+  public String bizTag() {
+    return bizTag;
+  }
+
+  /** The store segments come from. */
+  public SegmentStore store() {
+    return store;
+  }
+
+  /** A snapshot of the buffers, for health checks and metrics. */
+  public Status status() {
+    Buffer n = next;
+    return new Status(bizTag, step, remaining(), n != null, lastStoreError);
+  }
+
+  @Override
+  public String toString() {
+    return "GeneSegmentGenerator[bizTag=" + bizTag + ", geneBits=" + geneBits + ", step in [" + minStep + ", "
+        + maxStep + "], segmentDuration=" + Duration.ofMillis(segmentMillis) + ", store=" + store + "]";
+  }
+
+  /**
+   * A snapshot of a generator's buffers.
+   *
+   * @param bizTag the business tag
+   * @param step the step of the last segment asked for
+   * @param remaining values left in the current and the prefetched segment: ids that can still be issued with the
+   *     store down
+   * @param nextReady whether the next segment has been fetched
+   * @param lastStoreError the store's last error if it has failed since its last success, else null
+   */
+  public record Status(String bizTag, long step, long remaining, boolean nextReady,
+      @Nullable Throwable lastStoreError) {}
+
+  /** One segment being used: values are taken by incrementing {@link #cursor}. */
+  private static final class Buffer {
+    final long start;
+    final long end;
+    /** The first value whose issue starts the prefetch of the next segment. */
+    final long prefetchAt;
+    final AtomicLong cursor;
+    volatile long activatedAtMillis;
+
+    Buffer(long start, long end, double prefetchRatio) {
+      this.start = start;
+      this.end = end;
+      long size = end - start + 1;
+      this.prefetchAt = start + Math.min(size - 1, (long) Math.floor((size - 1) * prefetchRatio));
+      this.cursor = new AtomicLong(start);
+    }
+
+    long used() {
+      long c = cursor.get();
+      return c < start ? end - start + 1 : Math.min(c, end + 1) - start;
+    }
+
+    long remaining() {
+      return end - start + 1 - used();
+    }
+  }
+
+  /** A segment the generator will not use (overflow, or not above what was seen): reported as it is. */
+  private static final class SegmentRefusedException extends GeneIdException {
+    private static final long serialVersionUID = 1L;
+
+    SegmentRefusedException(String message) {
+      super(message);
+    }
+  }
+
+  /** Configuration of a {@link GeneSegmentGenerator}; every setting is checked by {@link #build()}. */
+  public static final class Builder {
+    /** Default {@link #minStep(long)}. */
+    public static final long DEFAULT_MIN_STEP = 1_000;
+    /** Default {@link #maxStep(long)}. */
+    public static final long DEFAULT_MAX_STEP = 1_000_000;
+    /** Largest {@link #maxStep(long)}. */
+    public static final long MAX_STEP = 1_000_000_000;
+    /** Default {@link #segmentDuration(Duration)}. */
+    public static final Duration DEFAULT_SEGMENT_DURATION = Duration.ofMinutes(10);
+    /** Default {@link #prefetchRatio(double)}. */
+    public static final double DEFAULT_PREFETCH_RATIO = 0.1;
+    /** Default {@link #fetchTimeout(Duration)}. */
+    public static final Duration DEFAULT_FETCH_TIMEOUT = Duration.ofSeconds(10);
+    /** Default {@link #prefetchRetry(Duration)}. */
+    public static final Duration DEFAULT_PREFETCH_RETRY = Duration.ofSeconds(1);
+
+    private final SegmentStore store;
+    private final String bizTag;
+    private int geneBits = GeneIdLayout.defaults().geneBits();
+    private long minStep = DEFAULT_MIN_STEP;
+    private long maxStep = DEFAULT_MAX_STEP;
+    private Duration segmentDuration = DEFAULT_SEGMENT_DURATION;
+    private double prefetchRatio = DEFAULT_PREFETCH_RATIO;
+    private Duration fetchTimeout = DEFAULT_FETCH_TIMEOUT;
+    private Duration prefetchRetry = DEFAULT_PREFETCH_RETRY;
+    private GeneClock clock = GeneClock.system();
+
+    private Builder(SegmentStore store, String bizTag) {
+      this.store = Objects.requireNonNull(store, "store");
+      this.bizTag = Objects.requireNonNull(bizTag, "bizTag");
+    }
+
+    /** G, in [0, 16]: how many low bits of an id carry the gene. Default 6, as {@link GeneIdLayout#defaults()}. */
+    public Builder geneBits(int geneBits) {
+      this.geneBits = geneBits;
+      return this;
+    }
+
+    /** Takes G from a layout, so segment ids route like that layout's snowflake ids. */
+    public Builder layout(GeneIdLayout layout) {
+      this.geneBits = layout.geneBits();
+      return this;
+    }
+
+    /** Smallest step, in [1, maxStep]; also the size of the first segment. Default 1,000. */
+    public Builder minStep(long minStep) {
+      this.minStep = minStep;
+      return this;
+    }
+
+    /** Largest step, in [minStep, 1,000,000,000]. Default 1,000,000. {@code minStep == maxStep} fixes the step. */
+    public Builder maxStep(long maxStep) {
+      this.maxStep = maxStep;
+      return this;
+    }
+
+    /** How long a segment should last at the measured rate, in [1 s, 1 day]. Default 10 minutes. */
+    public Builder segmentDuration(Duration segmentDuration) {
+      this.segmentDuration = Objects.requireNonNull(segmentDuration, "segmentDuration");
+      return this;
+    }
+
+    /** Fraction of a segment used before the next one is fetched, in [0.0, 0.9]. Default 0.1. */
+    public Builder prefetchRatio(double prefetchRatio) {
+      this.prefetchRatio = prefetchRatio;
+      return this;
+    }
+
+    /**
+     * How long a fetch may take before it is abandoned (its late answer becomes a gap), which is also the longest a
+     * caller with no values left waits for the store; in [1 ms, 10 min]. Default 10 s; keep it above the store's own
+     * timeouts (a JDBC store's statement timeout, a Redis command timeout).
+     */
+    public Builder fetchTimeout(Duration fetchTimeout) {
+      this.fetchTimeout = Objects.requireNonNull(fetchTimeout, "fetchTimeout");
+      return this;
+    }
+
+    /** Pause between background prefetch attempts while the store fails, in [0, 10 min]. Default 1 s. */
+    public Builder prefetchRetry(Duration prefetchRetry) {
+      this.prefetchRetry = Objects.requireNonNull(prefetchRetry, "prefetchRetry");
+      return this;
+    }
+
+    /** The time source of the step adaptation and prefetch retries. Default {@link GeneClock#system()}. */
+    public Builder clock(GeneClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * Checks the settings, starts the background thread and fetches the first segment.
+     *
+     * @throws IllegalArgumentException for a setting out of range, naming it and the range
+     * @throws GeneIdException if the store cannot hand out the first segment (the store's error is the cause)
+     */
+    public GeneSegmentGenerator build() {
+      if (bizTag.isEmpty() || bizTag.length() > 128) {
+        throw new IllegalArgumentException("bizTag must have 1 to 128 characters but was '" + bizTag + "'");
+      }
+      Checks.range("geneBits", geneBits, 0, GeneIdLayout.MAX_GENE_BITS);
+      Checks.range("minStep", minStep, 1, MAX_STEP);
+      if (maxStep < minStep || maxStep > MAX_STEP) {
+        throw new IllegalArgumentException("maxStep must be in [minStep=" + minStep + ", " + MAX_STEP
+            + "] but was " + maxStep);
+      }
+      checkDuration("segmentDuration", segmentDuration, Duration.ofSeconds(1), Duration.ofDays(1));
+      checkDuration("fetchTimeout", fetchTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
+      checkDuration("prefetchRetry", prefetchRetry, Duration.ZERO, Duration.ofMinutes(10));
+      if (!(prefetchRatio >= 0.0 && prefetchRatio <= 0.9)) {
+        throw new IllegalArgumentException("prefetchRatio must be in [0.0, 0.9] but was " + prefetchRatio);
+      }
+      GeneSegmentGenerator generator = new GeneSegmentGenerator(this);
+      try {
+        generator.start();
+      } catch (RuntimeException e) {
+        generator.close();
+        throw e;
+      }
+      return generator;
+    }
+
+    private static void checkDuration(String name, Duration value, Duration min, Duration max) {
+      if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
+        throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "] but was " + value);
+      }
+    }
+  }
+}

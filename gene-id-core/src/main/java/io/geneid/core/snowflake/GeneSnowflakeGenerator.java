@@ -1,0 +1,577 @@
+package io.geneid.core.snowflake;
+
+import io.geneid.core.internal.Checks;
+import io.geneid.core.internal.CoreHooks;
+import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.internal.WorkerIdClaims;
+import io.geneid.core.GeneContext;
+import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.StaticWorkerIdAssigner;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
+import java.util.concurrent.locks.LockSupport;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A Snowflake generator whose ids carry a gene in their lowest bits, with one sequence per gene.
+ *
+ * <pre>
+ *  63 | 62 ........... T bits | W bits    | S bits   | G bits (lowest)
+ *   0 | ms since epoch        | worker id | sequence | gene
+ * </pre>
+ *
+ * <h2>Per-gene state</h2>
+ * Each gene owns a packed {@code (millisecond << S) | sequence} word advanced by compare-and-set, so genes never
+ * compete for sequence space or for a lock: one worker issues up to {@code 2^S} ids per millisecond per gene and
+ * {@code 2^(S+G)} over all genes. The words of neighbouring genes sit on separate cache lines.
+ *
+ * <h2>Borrowed milliseconds</h2>
+ * When a gene's sequence is used up inside a millisecond, the gene moves on to the next millisecond at once
+ * (it borrows future time) instead of spinning. A gene never runs more than {@code maxBorrowMillis} ahead of the
+ * clock: past that bound the caller waits for the clock. Bounded borrowing keeps ids close to real time, which is
+ * what makes a restart safe.
+ *
+ * <h2>Clock</h2>
+ * The default clock ({@link GeneClock#system()}) does not go backwards inside a process. If a clock does step
+ * back, each gene keeps counting from the last (millisecond, sequence) it issued, so no id is ever repeated: steps
+ * of up to {@code maxBorrowMillis} are absorbed like borrowing; larger ones follow the {@link ClockBackwardsPolicy}
+ * (wait, then {@link ClockMovedBackwardsException}).
+ *
+ * <h2>One per worker id</h2>
+ * Two generators with the same worker id and epoch in one JVM would issue the same ids. {@link Builder#build()}
+ * therefore returns the JVM-wide instance for its (layout, worker id) from {@link GeneIdRegistry}, creating it on
+ * first use and claiming its (epoch, worker id) for the JVM's life; ShardingSphere's key generator, the MyBatis-Plus
+ * generator and a Spring bean with the same settings all end up sharing one, and any other claimant of that worker id
+ * in the JVM (a leased generator, a build with another layout of the same epoch, a second class loader) is refused.
+ *
+ * <h2>Restart</h2>
+ * A generator built without a {@link Builder#highWaterMark(Instant) high-water mark} issues only timestamps after
+ * {@code its clock at build + maxBorrowMillis}: an earlier run of the same worker id ended before this one began, and
+ * bounded borrowing kept it at most {@code maxBorrowMillis} ahead of its clock, so no id of it can come back, however
+ * fast the restart. The cost is one start-up borrow: the first ids carry timestamps up to {@code maxBorrowMillis}
+ * ahead, and the generator issues at the clock's pace until it has caught up. This assumes the clock did not step
+ * back between the runs; a mark kept outside the process ({@link StaticWorkerIdAssigner}'s mark file, a lease store)
+ * covers that too.
+ *
+ * <p>Ids of one gene strictly increase. Ids are positive.
+ */
+public final class GeneSnowflakeGenerator implements GeneIdGenerator {
+
+  /** Longest time a caller waits for a clock that does not advance before giving up. */
+  static final long STALL_LIMIT_NANOS = Duration.ofSeconds(10).toNanos();
+
+  /** One gene word per 128 bytes (two cache lines) while that costs at most 512 KiB. */
+  private static final int PADDED_STRIDE_SHIFT = 4;
+  private static final int MAX_PADDED_GENE_BITS = 12;
+  /**
+   * Above {@link #MAX_PADDED_GENE_BITS}: two words per gene, the state and its count. The word after each state
+   * counts the ids of the gene's finished milliseconds (see {@link #stats()}).
+   */
+  private static final int MIN_STRIDE_SHIFT = 1;
+
+  private final GeneIdLayout layout;
+  private final long workerId;
+  private final GeneClock clock;
+  private final long maxBorrowMillis;
+  private final ClockBackwardsPolicy clockBackwardsPolicy;
+
+  // layout constants, copied for the hot path
+  private final long epochMillis;
+  private final int sequenceBits;
+  private final long sequenceMask;
+  private final int geneBits;
+  private final long maxGene;
+  private final int timestampShift;
+  private final long workerPart;
+  private final long maxTimestamp;
+
+  private final int strideShift;
+  /** Per gene: (ms since epoch << S) | last sequence issued in that ms. */
+  private final AtomicLongArray states;
+  /** The genes of {@link #nextId()} without a scope. */
+  private final GeneSpread spread;
+
+  /**
+   * Ids may not be issued with a timestamp (ms since epoch) above this; {@link Long#MAX_VALUE} for a generator with
+   * a fixed worker id. A lease-holding generator keeps it at the mark its store has recorded.
+   */
+  private volatile long ceilingMillis = Long.MAX_VALUE;
+
+  static {
+    CoreHooks.install(new CoreHooks.Hooks() {
+      @Override
+      public void ceiling(GeneSnowflakeGenerator generator, long unixMillis) {
+        generator.ceiling(unixMillis);
+      }
+
+      @Override
+      public void forgetShared(String key, GeneIdGenerator generator) {
+        GeneIdRegistry.removeShared(key, generator);
+      }
+    });
+  }
+
+  private final ClockWatch clockWatch;
+  /** This generator's claim on its worker id in the JVM, or null for {@link Builder#buildUnshared()}. */
+  private final WorkerIdClaims.@Nullable Claim claim;
+  /** Largest {@link GeneSnowflakeStats#idsIssued()} reported, so that counts never go down between snapshots. */
+  private final AtomicLong reportedIssued = new AtomicLong();
+
+  private GeneSnowflakeGenerator(Builder b, WorkerIdClaims.@Nullable Claim claim, boolean restartFloor) {
+    this.claim = claim;
+    this.layout = b.layout;
+    this.workerId = b.workerId;
+    this.clock = b.clock;
+    this.maxBorrowMillis = b.maxBorrowMillis;
+    this.clockBackwardsPolicy = b.clockBackwardsPolicy;
+
+    this.epochMillis = layout.epoch().toEpochMilli();
+    this.sequenceBits = layout.sequenceBits();
+    this.sequenceMask = layout.maxSequence();
+    this.geneBits = layout.geneBits();
+    this.maxGene = layout.maxGene();
+    this.timestampShift = layout.workerBits() + layout.sequenceBits() + layout.geneBits();
+    this.workerPart = workerId << (layout.sequenceBits() + layout.geneBits());
+    this.maxTimestamp = layout.maxTimestampMillis();
+
+    this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : MIN_STRIDE_SHIFT;
+    this.spread = new GeneSpread(geneBits);
+    this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
+    this.clockWatch = new ClockWatch(clock, epochMillis);
+    long floor = Long.MIN_VALUE;
+    if (b.highWaterMark != null) {
+      floor = b.highWaterMark.toEpochMilli();
+    } else if (restartFloor) {
+      // an earlier run of this worker id (crashed a moment ago) issued at most maxBorrowMillis beyond its clock
+      floor = clock.currentTimeMillis() + maxBorrowMillis;
+    }
+    if (claim != null && restartFloor) {
+      // a fixed worker id has no store to vouch for its history, but this JVM saw an earlier generator give it up
+      // (a leased engine relies on its lease's mark instead: its pool's store knows the worker id's history)
+      floor = Math.max(floor, claim.previousMark());
+    }
+    if (floor != Long.MIN_VALUE) {
+      advancePast(floor);
+    }
+    CapacityWarning.warnOnce(layout, Instant.ofEpochMilli(clock.currentTimeMillis()),
+        CapacityWarning.horizon(b.capacityWarningHorizon));
+  }
+
+  /** A builder; {@link Builder#workerId(long)} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  // ---------------------------------------------------------------- ids
+
+  /**
+   * An id for a row without a parent, or for the parent of the innermost open {@link GeneContext} scope of this
+   * thread. Without a scope the gene comes from this generator's {@link GeneSpread}: one thread inserting into one
+   * table gets every gene exactly once per {@code 2^G} calls, at any rate; several tables taking turns on one thread
+   * share that spread and balance in expectation only. For exact balance per table keep a {@link GeneSpread} per
+   * table and call {@link GeneSpread#nextId(GeneIdGenerator)} (the ShardingSphere and MyBatis-Plus integrations do).
+   */
+  @Override
+  public long nextId() {
+    Object parentKey = ParentKeys.next();
+    if (parentKey != null) {
+      return issue((int) layout.geneOfKey(parentKey));
+    }
+    return issue((int) spread.nextGene());
+  }
+
+  /**
+   * An id carrying {@code gene}.
+   *
+   * @throws IllegalArgumentException if gene is not in {@code [0, 2^G - 1]}
+   */
+  @Override
+  public long nextId(long gene) {
+    if (gene < 0 || gene > maxGene) {
+      throw new IllegalArgumentException("gene must be in [0, " + maxGene + "] but was " + gene);
+    }
+    return issue((int) gene);
+  }
+
+  /** An id carrying the gene of a numeric parent key: it routes like the parent. */
+  @Override
+  public long nextIdFor(long parentKey) {
+    return issue((int) (parentKey & maxGene));
+  }
+
+  /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
+  @Override
+  public long nextIdFor(String parentKey) {
+    return issue((int) layout.geneOf(parentKey));
+  }
+
+  /** An id carrying the gene of a parent key of any supported type ({@link GeneIdLayout#geneOfKey(Object)}). */
+  @Override
+  public long nextIdForKey(Object parentKey) {
+    return issue((int) layout.geneOfKey(parentKey));
+  }
+
+  /** The gene of an id (or of any numeric key): {@code id & (2^G - 1)}. */
+  @Override
+  public long getGene(long id) {
+    return id & maxGene;
+  }
+
+  @Override
+  public int geneBits() {
+    return geneBits;
+  }
+
+  private long issue(int gene) {
+    final int slot = gene << strideShift;
+    long waitStart = 0L;
+    for (;;) {
+      // the state first, then the clock: a clock read before a state that another thread advanced meanwhile would
+      // look like a step back under contention
+      long current = states.get(slot);
+      long now = clock.currentTimeMillis() - epochMillis;
+      long last = current >>> sequenceBits;
+      long millis;
+      long next;
+      if (now != last) {
+        clockWatch.observe(now);
+      }
+      if (now > last) {
+        millis = now;
+        next = now << sequenceBits;
+      } else if (last - now > maxBorrowMillis) {
+        waitStart = awaitClockStepBack(waitStart, last, now);
+        continue;
+      } else if ((current & sequenceMask) != sequenceMask) {
+        millis = last;
+        next = current + 1;
+      } else if (last + 1 - now <= maxBorrowMillis) {
+        millis = last + 1;
+        next = millis << sequenceBits;
+      } else {
+        waitStart = awaitTick(waitStart, now);
+        continue;
+      }
+      if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
+        throw cannotIssue(millis);
+      }
+      if (states.compareAndSet(slot, current, next)) {
+        if (millis != last) {
+          // the gene left millisecond `last`, in which it had issued (its sequence + 1) ids: see stats()
+          states.getAndAdd(slot + 1, (current & sequenceMask) + 1);
+        }
+        return (millis << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
+      }
+    }
+  }
+
+  /** The clock is far behind what this gene issued: apply the policy. Returns the wait start. */
+  private long awaitClockStepBack(long waitStart, long last, long now) {
+    if (waitStart == 0L) {
+      clockWatch.waited();
+    }
+    long started = waitStart == 0L ? System.nanoTime() | 1L : waitStart;
+    long waited = System.nanoTime() - started;
+    if (waited >= clockBackwardsPolicy.maxWait().toNanos()) {
+      throw new ClockMovedBackwardsException(workerId, Instant.ofEpochMilli(epochMillis + last),
+          Instant.ofEpochMilli(epochMillis + now), Duration.ofNanos(waited));
+    }
+    LockSupport.parkNanos(100_000L);
+    return started;
+  }
+
+  /** The gene's borrowing bound is reached: wait for the clock to tick. Returns the wait start. */
+  private long awaitTick(long waitStart, long now) {
+    if (waitStart == 0L) {
+      clockWatch.waited();
+    }
+    long started = waitStart == 0L ? System.nanoTime() | 1L : waitStart;
+    long waited = System.nanoTime() - started;
+    if (waited > STALL_LIMIT_NANOS) {
+      throw new GeneIdException("the clock has not advanced past " + Instant.ofEpochMilli(epochMillis + now)
+          + " for " + Duration.ofNanos(waited).toMillis() + " ms while worker id " + workerId
+          + " waited for time beyond its borrowing bound of " + maxBorrowMillis + " ms");
+    }
+    Thread.onSpinWait();
+    return started;
+  }
+
+  private GeneIdException cannotIssue(long millis) {
+    Instant at = Instant.ofEpochMilli(epochMillis + millis);
+    if (millis < 0) {
+      return new GeneIdException("the clock reads " + at + ", before the layout epoch " + layout.epoch());
+    }
+    if (millis > maxTimestamp) {
+      return new GeneIdException("the layout's timestamp field ran out at " + layout.lastTimestamp()
+          + ": cannot issue an id for " + at + " with " + layout);
+    }
+    return new GeneIdException("worker id " + workerId + " may not issue ids after "
+        + Instant.ofEpochMilli(epochMillis + ceilingMillis) + " (its recorded high-water mark) but needs " + at);
+  }
+
+  // ---------------------------------------------------------------- marks
+
+  /**
+   * The latest timestamp any gene of this generator has used (borrowed time included), or the high-water mark it
+   * was built with if that is later. A later holder of this worker id must issue only after it.
+   */
+  public Instant highWaterMark() {
+    long max = 0L;
+    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+      max = Math.max(max, states.get(i) >>> sequenceBits);
+    }
+    return Instant.ofEpochMilli(epochMillis + max);
+  }
+
+  /** Makes every gene issue only after {@code unixMillis}. Never moves a gene backwards. */
+  void advancePast(long unixMillis) {
+    long millis = unixMillis - epochMillis;
+    if (millis < 0) {
+      return;
+    }
+    long floor = (millis << sequenceBits) | sequenceMask;
+    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+      for (long current = states.get(i); current < floor; current = states.get(i)) {
+        // the floor reads as a full millisecond of ids that were never issued: take them off the count first
+        long notIssued = (current & sequenceMask) - sequenceMask;
+        states.getAndAdd(i + 1, notIssued);
+        if (states.compareAndSet(i, current, floor)) {
+          break;
+        }
+        states.getAndAdd(i + 1, -notIssued);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- stats
+
+  /**
+   * What this generator has done so far: ids issued, borrowed time, clock steps and waits. Cheap enough for every
+   * metrics scrape: it reads two words per gene ({@code 2^G} genes) and costs the issuing threads nothing.
+   *
+   * <p>Each gene counts its ids when it leaves a millisecond (at most once per millisecond, in the cache line of its
+   * state); the ids of its current millisecond are read from its sequence here.
+   */
+  public GeneSnowflakeStats stats() {
+    long now = clock.currentTimeMillis() - epochMillis;
+    long issued = 0L;
+    long ahead = 0L;
+    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+      // the count before the state: a gene leaving a millisecond in between is missed now, never counted twice
+      long finished = states.get(i + 1);
+      long state = states.get(i);
+      // a gene that never issued reads as millisecond 0, sequence 0: the "+ 1" of each such gene is taken off below
+      issued += finished + (state & sequenceMask) + 1;
+      ahead = Math.max(ahead, (state >>> sequenceBits) - now);
+    }
+    issued -= layout.geneCount();
+    long reported = reportedIssued.accumulateAndGet(issued, Math::max);
+    return new GeneSnowflakeStats(reported, Duration.ofMillis(ahead), clockWatch.stepBacks(),
+        Duration.ofMillis(clockWatch.largestStepBack()), clockWatch.waits());
+  }
+
+  /**
+   * Gives up this generator's claim on its worker id (see {@link GeneIdRegistry}), recording its high-water mark for
+   * the next claimant in this JVM. The caller must make sure no id of this generator is handed out afterwards.
+   * Idempotent; nothing for a generator built without a claim.
+   */
+  void releaseClaim() {
+    WorkerIdClaims.Claim c = claim;
+    if (c != null) {
+      c.close(highWaterMark().toEpochMilli());
+    }
+  }
+
+  /** Limits issued timestamps to at most {@code unixMillis}. */
+  void ceiling(long unixMillis) {
+    this.ceilingMillis = unixMillis - epochMillis;
+  }
+
+  // ---------------------------------------------------------------- accessors
+
+  public GeneIdLayout layout() {
+    return layout;
+  }
+
+  public long workerId() {
+    return workerId;
+  }
+
+  public long maxBorrowMillis() {
+    return maxBorrowMillis;
+  }
+
+  public ClockBackwardsPolicy clockBackwardsPolicy() {
+    return clockBackwardsPolicy;
+  }
+
+  public GeneClock clock() {
+    return clock;
+  }
+
+  /** Whether {@code b} would build a generator that behaves like this one (the registry shares only those). */
+  boolean sameSettings(Builder b) {
+    return layout.equals(b.layout) && workerId == b.workerId && clock.equals(b.clock)
+        && maxBorrowMillis == b.maxBorrowMillis && clockBackwardsPolicy.equals(b.clockBackwardsPolicy);
+  }
+
+  @Override
+  public String toString() {
+    return "GeneSnowflakeGenerator[workerId=" + workerId + ", " + layout + ", maxBorrowMillis=" + maxBorrowMillis
+        + ", clock=" + clock + ", " + clockBackwardsPolicy + "]";
+  }
+
+  /** Configuration of a {@link GeneSnowflakeGenerator}. */
+  public static final class Builder {
+    /** Default {@link #maxBorrowMillis(long)}. */
+    public static final long DEFAULT_MAX_BORROW_MILLIS = 10;
+    /** Default {@link #capacityWarningHorizon(Duration)}: five years of 365.25 days. */
+    public static final Duration DEFAULT_CAPACITY_WARNING_HORIZON = Duration.ofHours(5 * 8766);
+
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long workerId = -1;
+    GeneClock clock = GeneClock.system();
+    long maxBorrowMillis = DEFAULT_MAX_BORROW_MILLIS;
+    ClockBackwardsPolicy clockBackwardsPolicy = ClockBackwardsPolicy.DEFAULT;
+    @org.jspecify.annotations.Nullable Instant highWaterMark;
+    @org.jspecify.annotations.Nullable Duration capacityWarningHorizon;
+
+    private Builder() {}
+
+    /** The id layout. Default {@link GeneIdLayout#defaults()}. */
+    public Builder layout(GeneIdLayout layout) {
+      this.layout = Objects.requireNonNull(layout, "layout");
+      return this;
+    }
+
+    /** This process's worker id, in {@code [0, 2^W - 1]}. Required: no default, as a default collides. */
+    public Builder workerId(long workerId) {
+      this.workerId = workerId;
+      return this;
+    }
+
+    /** The time source. Default {@link GeneClock#system()}. */
+    public Builder clock(GeneClock clock) {
+      this.clock = Objects.requireNonNull(clock, "clock");
+      return this;
+    }
+
+    /**
+     * How far (ms) a gene may run ahead of the clock when its sequence overflows, and how large a clock step back
+     * is absorbed without the policy. In [0, 60000]. Default 10.
+     */
+    public Builder maxBorrowMillis(long maxBorrowMillis) {
+      this.maxBorrowMillis = maxBorrowMillis;
+      return this;
+    }
+
+    /** What happens when the clock steps back further than {@code maxBorrowMillis}. */
+    public Builder clockBackwardsPolicy(ClockBackwardsPolicy policy) {
+      this.clockBackwardsPolicy = Objects.requireNonNull(policy, "clockBackwardsPolicy");
+      return this;
+    }
+
+    /**
+     * The latest timestamp an earlier holder of this worker id may have issued; this generator issues only after
+     * it, whatever its clock says.
+     */
+    public Builder highWaterMark(Instant highWaterMark) {
+      this.highWaterMark = Objects.requireNonNull(highWaterMark, "highWaterMark");
+      return this;
+    }
+
+    /**
+     * Warn (once per layout, through {@link System.Logger} {@code io.geneid.core.snowflake.GeneSnowflakeGenerator}) when the
+     * layout's timestamp field runs out within this time of the generator's start. Default: the system property
+     * {@code geneid.capacity-warning-horizon} (an ISO-8601 duration such as {@code P10Y} or {@code P180D}) if set,
+     * else {@link #DEFAULT_CAPACITY_WARNING_HORIZON}. {@link Duration#ZERO} turns the warning off.
+     */
+    public Builder capacityWarningHorizon(Duration horizon) {
+      Objects.requireNonNull(horizon, "capacityWarningHorizon");
+      if (horizon.isNegative()) {
+        throw new IllegalArgumentException("capacityWarningHorizon must not be negative but was " + horizon);
+      }
+      this.capacityWarningHorizon = horizon;
+      return this;
+    }
+
+    /**
+     * The generator for this (layout, worker id) shared by the whole JVM.
+     * <ul>
+     *   <li><b>Shared:</b> the first call creates it and registers it in {@link GeneIdRegistry}; every later call
+     *       with the same layout and worker id (from ShardingSphere, MyBatis-Plus, Spring or the application) gets
+     *       the same instance, its high-water mark raised if this builder's is later. It is never closed.</li>
+     *   <li><b>Claimed:</b> creating it claims its (epoch, worker id) in the JVM for the JVM's life, across class
+     *       loaders ({@link GeneIdRegistry}).</li>
+     *   <li><b>Refused</b> with an {@link IllegalStateException} naming both: a build with the same layout and
+     *       worker id but other settings (clock, {@code maxBorrowMillis}, clock policy); a build with another layout
+     *       of the same epoch and worker id; and any build while another generator of the JVM (a
+     *       {@link LeasedGeneGenerator}, a copy of gene-id in another class loader) holds the worker id. Likewise
+     *       a leased generator that later leases this worker id is refused.</li>
+     *   <li><b>Restart-safe:</b> without {@link #highWaterMark(Instant)} it issues only after its clock at creation
+     *       plus {@code maxBorrowMillis} (see "Restart" on {@link GeneSnowflakeGenerator}), so a quick restart of a
+     *       crashed process with the same worker id repeats no id.</li>
+     * </ul>
+     *
+     * @throws IllegalArgumentException for a setting out of range
+     * @throws IllegalStateException if another generator of this JVM holds the worker id, or one for the same layout
+     *     and worker id exists with other settings (two of them would issue duplicate ids)
+     */
+    public GeneSnowflakeGenerator build() {
+      validate();
+      return GeneIdRegistry.getOrCreate(this);
+    }
+
+    /**
+     * A generator of its own, <b>for tests only</b>. It takes no claim in {@link GeneIdRegistry} and no restart
+     * floor: nothing stops a second generator of this JVM with the same worker id and epoch (the two issue the same
+     * ids), nor a quick restart from repeating the ids a crashed run borrowed ahead; it trusts the caller to own the
+     * worker id alone and to vouch for its history (pass {@link #highWaterMark(Instant)}). Tests use it for an
+     * exact, isolated engine driven by a manual clock.
+     */
+    public GeneSnowflakeGenerator buildUnshared() {
+      validate();
+      return new GeneSnowflakeGenerator(this, null, false);
+    }
+
+    /**
+     * A new generator, not registered for sharing, that claims its (epoch, worker id) in the JVM for
+     * {@code claimant} until {@link GeneSnowflakeGenerator#releaseClaim()}. With {@code restartFloor} (a fixed worker
+     * id, no store behind it) it starts after the mark an earlier claimant of this JVM left and, without
+     * {@link #highWaterMark(Instant)}, after its clock plus {@code maxBorrowMillis}.
+     *
+     * @throws IllegalStateException naming both claimants if another generator of the JVM holds the worker id
+     */
+    GeneSnowflakeGenerator buildClaimed(String claimant, boolean restartFloor) {
+      validate();
+      WorkerIdClaims.Claim c = WorkerIdClaims.claim(layout, workerId, claimant);
+      try {
+        return new GeneSnowflakeGenerator(this, c, restartFloor);
+      } catch (RuntimeException | Error e) {
+        c.close();
+        throw e;
+      }
+    }
+
+    /** The settings, for claim descriptions. */
+    String describe() {
+      return "workerId=" + workerId + ", " + layout + ", maxBorrowMillis=" + maxBorrowMillis + ", clock=" + clock;
+    }
+
+    private void validate() {
+      if (workerId == -1) {
+        throw new IllegalArgumentException("workerId must be set: a value in [0, " + layout.maxWorkerId() + "]");
+      }
+      Checks.range("workerId", workerId, 0, layout.maxWorkerId());
+      Checks.range("maxBorrowMillis", maxBorrowMillis, 0, 60_000);
+    }
+  }
+}

@@ -1,0 +1,203 @@
+package io.geneid.core.lease;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneIdParts;
+import io.geneid.core.snowflake.ClockBackwardsPolicy;
+import io.geneid.core.snowflake.GeneClock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicLong;
+import net.jqwik.api.Arbitraries;
+import net.jqwik.api.Arbitrary;
+import net.jqwik.api.ForAll;
+import net.jqwik.api.Property;
+import net.jqwik.api.Provide;
+import net.jqwik.api.Tuple;
+import net.jqwik.api.constraints.Size;
+
+/**
+ * The lease protocol as a whole, model-based: three processes ({@link LeasedGeneGenerator}s with keepers driven by
+ * hand, each with its own clock) share a {@link ModelLeaseStore} that follows {@link WorkerIdAssigner}'s protocol and
+ * can forget, roll back to an older snapshot (and say so), drop one worker id's record and lose replies. Random action
+ * sequences move time, run keeper steps, issue ids, pause and resume processes, step their clocks and break the
+ * store; after every action no two processes may have issued an id with the same (worker id, millisecond).
+ *
+ * <p>The store applies the unknown-history rule with a margin of {@link #MAX_AHEAD_MS} for clock skew: a process
+ * whose clock runs further ahead than that may repeat a (worker id, millisecond) of a worker id whose record was lost,
+ * whatever the generator does. That bound is the model's, and the store implementations' margin must cover it too.
+ */
+class LeaseProtocolModelTest {
+
+  private static final Duration TTL = Duration.ofMillis(1_000);
+  /** How far ahead of true time a process clock may step (the store's margin for unknown history covers it). */
+  private static final long MAX_AHEAD_MS = 2_000;
+  private static final int PROCESSES = 3;
+
+  /** One action of the sequence. */
+  record Step(String kind, int process, long amount) {
+    @Override
+    public String toString() {
+      return kind + "(" + process + ", " + amount + ")";
+    }
+  }
+
+  @Provide
+  Arbitrary<List<Step>> actions() {
+    Arbitrary<Integer> p = Arbitraries.integers().between(0, PROCESSES - 1);
+    Arbitrary<Step> step = Arbitraries.frequencyOf(
+        Tuple.of(6, Arbitraries.longs().between(1, 700).map(ms -> new Step("advance", 0, ms))),
+        Tuple.of(8, p.map(i -> new Step("tick", i, 0))),
+        Tuple.of(8, Arbitraries.integers().between(0, PROCESSES - 1)
+            .flatMap(i -> Arbitraries.longs().between(1, 4).map(n -> new Step("issue", i, n)))),
+        Tuple.of(2, p.map(i -> new Step("pause", i, 0))),
+        Tuple.of(2, p.map(i -> new Step("resume", i, 0))),
+        Tuple.of(2, p.flatMap(i -> Arbitraries.of(-5L, -2_000L, -10_000L, 1_500L)
+            .map(d -> new Step("clock", i, d)))),
+        Tuple.of(1, p.map(i -> new Step("restart", i, 0))),
+        Tuple.of(1, Arbitraries.just(new Step("forget", 0, 0))),
+        Tuple.of(1, Arbitraries.just(new Step("snapshot", 0, 0))),
+        Tuple.of(1, Arbitraries.just(new Step("rollback", 0, 0))),
+        Tuple.of(1, Arbitraries.longs().between(0, 2).map(id -> new Step("drop", 0, id))),
+        Tuple.of(1, Arbitraries.integers().between(1, 3).map(n -> new Step("loseReplies", 0, n))));
+    return step.list().ofMinSize(10).ofMaxSize(60);
+  }
+
+  @Property(tries = 300)
+  void noTwoProcessesIssueTheSameWorkerIdAndMillisecond(@ForAll("actions") @Size(min = 10) List<Step> steps) {
+    World w = new World();
+    try {
+      for (Step s : steps) {
+        w.apply(s);
+        assertThat(w.clash).as("after %s in %s", s, steps).isNull();
+      }
+    } finally {
+      w.closeAll();
+    }
+  }
+
+  /** The processes, their clocks and the store. */
+  private static final class World {
+    final AtomicLong nanos = new AtomicLong(1_000_000_000L);
+    final long wallBase = System.currentTimeMillis();
+    /**
+     * One layout per process, with epochs a day apart: the processes share this JVM, and its claims (one generator
+     * per worker id and epoch) would otherwise stand in for the store. Ids are compared by (worker id, instant).
+     */
+    final GeneIdLayout[] layouts = new GeneIdLayout[PROCESSES];
+    {
+      int base = 3_000 + ThreadLocalRandom.current().nextInt(3000);
+      for (int i = 0; i < PROCESSES; i++) {
+        layouts[i] = GeneIdLayout.builder().epoch(GeneIdLayout.DEFAULT_EPOCH.minus(Duration.ofDays(base + i))).build();
+      }
+    }
+    final String space = "model" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    final ModelLeaseStore store = new ModelLeaseStore(space, 0, 2, TTL, this::trueMillis, nanos::get);
+    final long[] offsets = new long[PROCESSES];
+    final boolean[] paused = new boolean[PROCESSES];
+    final LeasedGeneGenerator[] generators = new LeasedGeneGenerator[PROCESSES];
+    /** (worker id, ms since epoch) -> the process that issued an id there. */
+    final Map<Long, Integer> issued = new HashMap<>();
+    final List<Long> ids = new ArrayList<>();
+    Object snapshot;
+    String clash;
+
+    World() {
+      store.unknownHistoryWaitNanos = TTL.plusMillis(MAX_AHEAD_MS + 100).toNanos();
+      snapshot = store.snapshot();
+    }
+
+    long trueMillis() {
+      return wallBase + (nanos.get() - 1_000_000_000L) / 1_000_000L;
+    }
+
+    void start(int i) {
+      if (generators[i] != null) {
+        return;
+      }
+      // every reading moves time on by 10 us, so that a generator waiting for its clock (a borrowing bound, a mark
+      // just ahead) sees it move, as it would in real time
+      GeneClock clock = () -> {
+        nanos.addAndGet(10_000);
+        return trueMillis() + offsets[i];
+      };
+      try {
+        generators[i] = LeasedGeneGenerator.builder().assigner(store.holder("p" + i, Duration.ZERO)).layout(layouts[i])
+            .clock(clock).clockBackwardsPolicy(ClockBackwardsPolicy.FAIL).storeWait(Duration.ZERO)
+            .nanoTime(nanos::get).manualKeeper().build();
+      } catch (GeneIdException e) {
+        // no free worker id now (or its reply was lost): try again later
+      }
+    }
+
+    void apply(Step s) {
+      int i = s.process();
+      switch (s.kind()) {
+        case "advance" -> nanos.addAndGet(s.amount() * 1_000_000L);
+        case "tick" -> {
+          if (!paused[i]) {
+            if (generators[i] == null) {
+              start(i);
+            } else {
+              generators[i].tick();
+            }
+          }
+        }
+        case "issue" -> {
+          if (!paused[i] && generators[i] != null) {
+            for (int k = 0; k < s.amount(); k++) {
+              issue(i);
+            }
+          }
+        }
+        case "pause" -> paused[i] = true;
+        case "resume" -> paused[i] = false;
+        case "clock" -> offsets[i] = Math.max(-30_000, Math.min(MAX_AHEAD_MS, offsets[i] + s.amount()));
+        case "restart" -> {
+          if (!paused[i] && generators[i] != null) {
+            generators[i].close();
+            generators[i] = null;
+          }
+        }
+        case "forget" -> store.forgetAll();
+        case "snapshot" -> snapshot = store.snapshot();
+        case "rollback" -> store.rollBack(snapshot);
+        case "drop" -> store.drop(s.amount());
+        case "loseReplies" -> store.repliesToLose.set((int) s.amount());
+        default -> throw new IllegalArgumentException(s.kind());
+      }
+    }
+
+    void issue(int i) {
+      long id;
+      try {
+        id = generators[i].nextId(ThreadLocalRandom.current().nextInt(4));
+      } catch (GeneIdException e) {
+        return; // fenced, clock behind, no fresh worker id: no id, which is always allowed
+      }
+      GeneIdParts parts = layouts[i].decode(id);
+      long key = parts.workerId() * 1_000_000_000_000_000L + parts.timestamp().toEpochMilli();
+      Integer other = issued.putIfAbsent(key, i);
+      if (other != null && other != i) {
+        clash = "processes " + other + " and " + i + " both issued worker id " + parts.workerId() + " at "
+            + parts.timestamp();
+      }
+      ids.add(id);
+    }
+
+    void closeAll() {
+      for (LeasedGeneGenerator g : generators) {
+        if (g != null) {
+          g.close();
+        }
+      }
+    }
+  }
+}
