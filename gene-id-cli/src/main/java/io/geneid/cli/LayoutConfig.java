@@ -72,7 +72,7 @@ final class LayoutConfig {
     return layoutKeys(flat, file);
   }
 
-  private static @org.jspecify.annotations.Nullable Object loadYaml(Path file) {
+  static @org.jspecify.annotations.Nullable Object loadYaml(Path file) {
     LoaderOptions options = new LoaderOptions();
     options.setAllowDuplicateKeys(false);
     Yaml yaml = new Yaml(new TagTolerantConstructor(options));

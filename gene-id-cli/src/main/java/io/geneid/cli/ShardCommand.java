@@ -3,27 +3,36 @@ package io.geneid.cli;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneRouting;
 import java.io.PrintWriter;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.jspecify.annotations.Nullable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 /**
  * {@code gene-id shard <id> --sharding-count N [--gene-divisor D]}: the target a GENE_MOD sharding algorithm routes an
- * id to, by the same rule ({@link GeneRouting}).
+ * id to, by the same rule ({@link GeneRouting}); or {@code gene-id shard <id> --config sharding.yaml}: the physical
+ * database and table of each logic table of a ShardingSphere YAML.
  */
 @Command(name = "shard", mixinStandardHelpOptions = true,
-    description = "Shows the target index of each id (or numeric parent key) under GENE_MOD: "
-        + "(gene / gene-divisor) %% sharding-count.")
+    description = {"Shows the target index of each id (or numeric parent key) under GENE_MOD: "
+        + "(gene / gene-divisor) %% sharding-count.",
+        "With --config naming a ShardingSphere YAML (and no --sharding-count), shows the data node "
+            + "(database.table) of each logic table instead."})
 final class ShardCommand extends LayoutSubcommand {
 
   @Parameters(arity = "1..*", paramLabel = "<id>", description = "Ids or numeric parent keys (decimal).")
   List<String> ids = new ArrayList<>();
 
-  @Option(names = "--sharding-count", required = true, paramLabel = "<N>",
+  @Option(names = "--sharding-count", paramLabel = "<N>",
       description = "Number of targets (databases or tables), in [1, 2^G].")
-  String shardingCount = "";
+  @Nullable String shardingCount;
+
+  @Option(names = "--table", paramLabel = "<logic table>",
+      description = "With a ShardingSphere YAML: only these logic tables (repeatable); default all.")
+  List<String> tables = new ArrayList<>();
 
   @Option(names = "--gene-divisor", paramLabel = "<D>", defaultValue = "1",
       description = "What the gene is divided by first (a second level: the first level's count), in [1, 2^G]; "
@@ -33,6 +42,9 @@ final class ShardCommand extends LayoutSubcommand {
   @Override
   public Integer call() {
     GeneIdLayout layout = layout();
+    if (shardingCount == null) {
+      return dataNodes(layout);
+    }
     long n = Ids.wholeNumber("sharding-count", shardingCount);
     long genes = layout.geneCount();
     if (n < 1 || n > genes) {
@@ -78,6 +90,40 @@ final class ShardCommand extends LayoutSubcommand {
           + Text.range("target", 0, bigTargets - 1) + " get" + (bigTargets == 1 ? "s " : " ") + big + " genes, "
           + Text.range("target", bigTargets, n - 1) + " get" + (n - bigTargets == 1 ? "s " : " ") + small
           + "; a sharding-count that divides " + genes + " balances them"));
+    }
+    return 0;
+  }
+
+  /** {@code --config sharding.yaml}: the data node of each logic table, for each id. */
+  private int dataNodes(GeneIdLayout layout) {
+    Path config = layoutOptions.config;
+    List<ShardingConfig.Table> all = config == null ? List.of() : ShardingConfig.read(config);
+    if (all.isEmpty()) {
+      throw new BadInputException("--sharding-count is required unless --config names a ShardingSphere YAML with"
+          + " sharded tables" + (config == null ? "" : " (" + config + " has none)"));
+    }
+    List<ShardingConfig.Table> chosen = all.stream().filter(t -> tables.isEmpty() || tables.contains(t.name()))
+        .toList();
+    for (String name : tables) {
+      if (all.stream().noneMatch(t -> t.name().equals(name))) {
+        throw new BadInputException("--table " + name + " is not a logic table of " + config + "; it has "
+            + all.stream().map(ShardingConfig.Table::name).toList());
+      }
+    }
+    List<Long> values = ids.stream().map(Ids::id).toList();
+    PrintWriter out = out();
+    boolean first = true;
+    for (long id : values) {
+      if (!first) {
+        out.println();
+      }
+      first = false;
+      long gene = layout.geneOf(id);
+      out.println(Text.row("id", Long.toString(id)));
+      out.println(Text.row("gene", Long.toString(gene)));
+      for (ShardingConfig.Table table : chosen) {
+        out.println(Text.row(table.name(), table.nodeOf(id)));
+      }
     }
     return 0;
   }

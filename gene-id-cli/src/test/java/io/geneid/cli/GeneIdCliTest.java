@@ -5,7 +5,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdParts;
 import java.time.Instant;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -159,6 +162,90 @@ class GeneIdCliTest {
         + " has gene 0\ngene                       0\n");
   }
 
+  // ---------------------------------------------------------------- shard --config sharding.yaml
+
+  private static final String SHARDING_YAML = """
+      dataSources:
+        ds_0: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource}
+        ds_1: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource}
+      rules:
+      - !SHARDING
+        tables:
+          t_order:
+            actualDataNodes: ds_${0..1}.t_order_${0..1}
+            databaseStrategy:
+              standard: {shardingColumn: id, shardingAlgorithmName: db_gene}
+            tableStrategy:
+              standard: {shardingColumn: id, shardingAlgorithmName: table_gene}
+            keyGenerateStrategy: {column: id, keyGeneratorName: gene}
+          t_item:
+            actualDataNodes: ds_$->{0..1}.t_item_$->{['0', '1']}
+            databaseStrategy:
+              complex: {shardingColumns: 'id,order_id', shardingAlgorithmName: db_gene}
+            tableStrategy:
+              complex: {shardingColumns: 'id,order_id', shardingAlgorithmName: table_gene}
+          t_log:
+            actualDataNodes: ds_0.t_log_0,ds_1.t_log_1
+            databaseStrategy:
+              standard: {shardingColumn: id, shardingAlgorithmName: db_mod}
+          t_gap:
+            actualDataNodes: ds_${0..1}.t_gap_${[0, 2]}
+            databaseStrategy:
+              standard: {shardingColumn: id, shardingAlgorithmName: db_gene}
+            tableStrategy:
+              standard: {shardingColumn: id, shardingAlgorithmName: table_gene}
+        shardingAlgorithms:
+          db_gene: {type: GENE_MOD, props: {sharding-count: 2}}
+          table_gene: {type: GENE_MOD, props: {sharding-count: 2, gene-divisor: 2}}
+          db_mod: {type: MOD, props: {sharding-count: 2}}
+        keyGenerators:
+          gene: {type: GENE_SNOWFLAKE, props: {worker-id: '1'}}
+      """;
+
+  @Test
+  void namesTheDataNodeOfEachLogicTableFromAShardingSphereYaml(@TempDir Path dir) throws Exception {
+    Path yaml = Files.writeString(dir.resolve("sharding.yaml"), SHARDING_YAML);
+    // gene 6: database 6 % 2 = 0, table (6 / 2) % 2 = 1; gene 5: database 1, table (5 / 2) % 2 = 0
+    assertThat(CliRun.of("shard", "6", "5", "--config", yaml.toString())).isEqualTo(new CliRun(0, """
+        id                         6
+        gene                       6
+        t_order                    ds_0.t_order_1
+        t_item                     ds_0.t_item_1
+        t_log                      not routed by GENE_MOD (database level uses MOD ('db_mod'))
+        t_gap                      cannot route: no target ends with _1 among [t_gap_0, t_gap_2] \
+        (sharding-count=2, gene-divisor=2, gene-bits=6)
+
+        id                         5
+        gene                       5
+        t_order                    ds_1.t_order_0
+        t_item                     ds_1.t_item_0
+        t_log                      not routed by GENE_MOD (database level uses MOD ('db_mod'))
+        t_gap                      ds_1.t_gap_0
+        """, "note: " + yaml + " sets no layout key (epoch, timestamp-bits, worker-bits, sequence-bits, gene-bits at"
+        + " the top level, under gene-id or under props): using the default layout\n"));
+    assertThat(CliRun.of("shard", "6", "--config", yaml.toString(), "--table", "t_item").out())
+        .isEqualTo("id                         6\ngene                       6\nt_item                     ds_0.t_item_1\n");
+    assertThat(CliRun.of("shard", "6", "--config", yaml.toString(), "--table", "t_nope").err()).isEqualTo(
+        "gene-id shard: --table t_nope is not a logic table of " + yaml + "; it has [t_order, t_item, t_log, t_gap]\n");
+  }
+
+  @Test
+  void shardingYamlMistakesAreNamed(@TempDir Path dir) throws Exception {
+    Path groovy = Files.writeString(dir.resolve("groovy.yaml"),
+        SHARDING_YAML.replace("ds_${0..1}.t_order_${0..1}", "ds_${0..1}.t_order_${(0..3).findAll { it % 2 }}"));
+    assertThat(CliRun.of("shard", "6", "--config", groovy.toString()).err()).isEqualTo("gene-id shard:"
+        + " actualDataNodes of t_order: cannot expand ${(0..3).findAll { it % 2 }} (the command line understands"
+        + " ${a..b} and ${[x, y]}; write other expressions out as a comma-separated list)\n");
+    Path noCount = Files.writeString(dir.resolve("nocount.yaml"),
+        SHARDING_YAML.replace("{type: GENE_MOD, props: {sharding-count: 2}}", "{type: GENE_MOD, props: {}}"));
+    assertThat(CliRun.of("shard", "6", "--config", noCount.toString()).err()).isEqualTo("gene-id shard: " + noCount
+        + ": GENE_MOD 'db_gene' needs sharding-count as a whole number but was missing\n");
+    Path layoutOnly = Files.writeString(dir.resolve("layout.yaml"), "gene-id:\n  gene-bits: 6\n");
+    assertThat(CliRun.of("shard", "6", "--config", layoutOnly.toString()).err()).isEqualTo("gene-id shard:"
+        + " --sharding-count is required unless --config names a ShardingSphere YAML with sharded tables ("
+        + layoutOnly + " has none)\n");
+  }
+
   // ---------------------------------------------------------------- shard
 
   @Test
@@ -223,7 +310,8 @@ class GeneIdCliTest {
   @Test
   void shardNeedsAShardingCount() {
     assertThat(CliRun.of("shard", "1")).isEqualTo(new CliRun(2, "",
-        "gene-id shard: Missing required option: '--sharding-count=<N>' (see gene-id shard --help)\n"));
+        "gene-id shard: --sharding-count is required unless --config names a ShardingSphere YAML with sharded"
+            + " tables\n"));
   }
 
   // ---------------------------------------------------------------- layout

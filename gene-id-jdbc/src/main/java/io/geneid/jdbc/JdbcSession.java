@@ -1,5 +1,6 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.internal.StoreUrls;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -18,8 +19,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -233,33 +232,13 @@ final class JdbcSession implements AutoCloseable {
     }
   }
 
-  private static final Pattern JDBC_URL = Pattern.compile("jdbc:[^\\s'\"]+");
-  private static final Pattern SECRET_PARAMETER =
-      Pattern.compile("(?i)\\b(password|pwd|passwd)\\s*=\\s*[^&;\\s'\"]*");
-
-  /**
-   * {@code text} with every JDBC URL in it cut to scheme, host, port and database ({@link #describeUrl}) and every
-   * {@code password=}/{@code pwd=} value masked: what a driver or pool message may repeat of a configured URL.
-   */
+  /** {@link StoreUrls#scrub}: every JDBC URL in {@code text} cut to scheme, host, port and database. */
   static String scrub(@Nullable String text) {
-    return scrub(text, null);
+    return StoreUrls.scrub(text, null);
   }
 
-  /** {@link #scrub(String)}, after replacing the configured {@code url} itself (it may hold spaces) first. */
   static String scrub(@Nullable String text, @Nullable String url) {
-    if (text == null) {
-      return "";
-    }
-    if (url != null && !url.isEmpty()) {
-      text = text.replace(url, describeUrl(url));
-    }
-    Matcher m = JDBC_URL.matcher(text);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(describeUrl(m.group())));
-    }
-    m.appendTail(out);
-    return SECRET_PARAMETER.matcher(out).replaceAll("$1=***");
+    return StoreUrls.scrub(text, url);
   }
 
   /**
@@ -304,36 +283,9 @@ final class JdbcSession implements AutoCloseable {
     }
   }
 
-  /**
-   * A JDBC URL as it may be logged: scheme, host, port and database only; no user, password or parameters.
-   * {@code jdbc:mariadb://u:p@db1:3306/app?password=x} becomes {@code mariadb://db1:3306/app}.
-   */
+  /** {@link StoreUrls#describe}: the URL as scheme, host, port and database. */
   static String describeUrl(@Nullable String url) {
-    if (url == null || url.isEmpty()) {
-      return "(unknown URL)";
-    }
-    String u = url.startsWith("jdbc:") ? url.substring(5) : url;
-    int end = u.length();
-    for (char stop : new char[] {'?', ';', '&'}) {
-      int i = u.indexOf(stop);
-      if (i >= 0 && i < end) {
-        end = i;
-      }
-    }
-    u = u.substring(0, end);
-    int sep = u.indexOf("://");
-    if (sep >= 0) {
-      String scheme = u.substring(0, sep);
-      String rest = u.substring(sep + 3);
-      // user info ends at the last '@': a password may hold '/' (common in generated ones), a host never holds '@'
-      int at = rest.lastIndexOf('@');
-      return scheme + "://" + (at >= 0 ? rest.substring(at + 1) : rest);
-    }
-    int at = u.lastIndexOf('@'); // e.g. oracle:thin:user/password@host:1521/db
-    if (at >= 0) {
-      int colon = u.indexOf(':');
-      return u.substring(0, colon < 0 ? 0 : colon) + "://" + u.substring(at + 1);
-    }
-    return u;
+    return StoreUrls.describe(url);
   }
+
 }

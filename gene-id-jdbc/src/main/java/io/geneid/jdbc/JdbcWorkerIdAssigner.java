@@ -234,7 +234,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       List<String> holders = new ArrayList<>();
       WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], slack, holders));
       if (lease != null) {
-        LOG.info("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
+        LOG.debug("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
             description, lease.expiresAt());
         return lease;
       }
@@ -533,7 +533,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       }
     });
     if (updated == 1) {
-      LOG.info("released worker id {} of space '{}' in {} with high-water mark {}", lease.workerId(), space,
+      LOG.debug("released worker id {} of space '{}' in {} with high-water mark {}", lease.workerId(), space,
           description, highWaterMark);
     } else {
       LOG.warn("worker id {} of space '{}' was not released in {}: it is no longer leased under token {}",
@@ -647,6 +647,11 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       throw new GeneIdException("the worker-id lease store, " + description + ", failed on " + operation
           + " for space '" + space + "': " + e.getMessage() + " (SQLState " + e.getSQLState() + ")", e);
     }
+  }
+
+  @Override
+  public String store() {
+    return description;
   }
 
   @Override

@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneIdException;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
@@ -111,19 +112,9 @@ final class RedisConnections {
       return RedisURI.create(text);
     } catch (RuntimeException e) {
       throw new IllegalArgumentException(name + " must be a Redis URI such as redis://127.0.0.1:6379/0 or"
-          + " redis://:password@host:6379/0 but was '" + masked(text) + "' (" + e.getClass().getSimpleName()
+          + " redis://:password@host:6379/0 but was '" + StoreUrls.describe(text) + "' (" + e.getClass().getSimpleName()
           + "; a password with reserved characters must be percent-encoded)");
     }
-  }
-
-  /** {@code scheme://***@rest-after-the-last-@}, or the text itself when it has no {@code @}. */
-  static String masked(String text) {
-    int at = text.lastIndexOf('@');
-    if (at < 0) {
-      return text;
-    }
-    int scheme = text.indexOf("://");
-    return (scheme >= 0 && scheme < at ? text.substring(0, scheme + 3) : "") + "***@" + text.substring(at + 1);
   }
 
   /** The store as {@code redis://host:port/db}: never the password or other parts of the URI. */

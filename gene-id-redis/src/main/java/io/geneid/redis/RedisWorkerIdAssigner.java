@@ -214,7 +214,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       if ("ok".equals(reply.get(0))) {
         WorkerLease lease = new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
             instant(reply, 3), instant(reply, 4));
-        LOG.info("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
+        LOG.debug("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
             lease.workerId(), space, description, lease.expiresAt(), lease.previousHighWaterMark());
         return lease;
       }
@@ -276,7 +276,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     List<Object> reply = run(RELEASE, new String[] {metaKey, indexKey, recordPrefix + id}, id,
         Long.toString(lease.token()), Long.toString(highWaterMark.toEpochMilli()));
     if ("ok".equals(reply.get(0))) {
-      LOG.info("released worker id {} of space '{}' at {} with high-water mark {}", lease.workerId(), space,
+      LOG.debug("released worker id {} of space '{}' at {} with high-water mark {}", lease.workerId(), space,
           description, highWaterMark);
     } else {
       LOG.warn("worker id {} of space '{}' at {} was not released: it is no longer leased under token {}",
@@ -336,6 +336,11 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   private static Instant instant(List<Object> reply, int index) {
     return Instant.ofEpochMilli(num(reply, index));
+  }
+
+  @Override
+  public String store() {
+    return description;
   }
 
   @Override

@@ -41,6 +41,7 @@ public final class PrivateRedis implements AutoCloseable {
   private final Path dir;
   private final Persistence persistence;
   private final int port;
+  private @Nullable String password;
   private @Nullable Process process;
   private @Nullable RedisClient client;
   private @Nullable StatefulRedisConnection<String, String> connection;
@@ -78,6 +79,26 @@ public final class PrivateRedis implements AutoCloseable {
     return redis;
   }
 
+  /**
+   * Starts a server without persistence that requires {@code password} ({@code requirepass}) on a free port:
+   * {@link #redis()} authenticates with it; {@link #uri()} carries none.
+   */
+  public static PrivateRedis startWithPassword(Path dir, String password) {
+    PrivateRedis redis = new PrivateRedis(dir, Persistence.NONE, freePort());
+    redis.password = password;
+    try {
+      Files.createDirectories(dir);
+      redis.startProcess();
+    } catch (IOException e) {
+      redis.close();
+      throw new UncheckedIOException(e);
+    } catch (RuntimeException e) {
+      redis.close();
+      throw e;
+    }
+    return redis;
+  }
+
   /** A free loopback port (closed again, so a server can take it). */
   public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
@@ -99,7 +120,11 @@ public final class PrivateRedis implements AutoCloseable {
   /** Commands on this server, over a connection of this object's own (opened again after a restart). */
   public RedisCommands<String, String> redis() {
     if (connection == null) {
-      client = RedisClient.create(RedisURI.create(uri()));
+      RedisURI uri = RedisURI.create(uri());
+      if (password != null) {
+        uri.setPassword(password.toCharArray());
+      }
+      client = RedisClient.create(uri);
       client.setDefaultTimeout(Duration.ofSeconds(5));
       connection = client.connect();
     }
@@ -209,6 +234,9 @@ public final class PrivateRedis implements AutoCloseable {
     List<String> command = new ArrayList<>(List.of("redis-server", "--port", Integer.toString(port),
         "--bind", "127.0.0.1", "--dir", dir.toString(), "--dbfilename", "dump.rdb", "--save", "",
         "--daemonize", "no", "--logfile", dir.resolve("redis.log").toString()));
+    if (password != null) {
+      command.addAll(List.of("--requirepass", password));
+    }
     if (persistence == Persistence.AOF_EVERYSEC) {
       command.addAll(List.of("--appendonly", "yes", "--appendfsync", "everysec", "--appenddirname", "appendonlydir"));
     } else {

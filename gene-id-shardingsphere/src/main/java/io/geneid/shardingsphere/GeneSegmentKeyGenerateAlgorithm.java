@@ -1,5 +1,6 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneContext;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.segment.GeneSegmentGenerator;
@@ -205,7 +206,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
         SegmentStores.checkRedisUri(uri);
       } catch (IllegalArgumentException e) {
         throw new IllegalArgumentException(TYPE + " property '" + REDIS_URI + "' must be a Redis URI such as"
-            + " redis://127.0.0.1:6379/0 but was '" + mask(uri) + "'", e);
+            + " redis://127.0.0.1:6379/0 but was '" + StoreUrls.describe(uri) + "'", e);
       }
       props.put(REDIS_URI, uri);
       String prefix = p.string(REDIS_KEY_PREFIX, DEFAULT_REDIS_KEY_PREFIX);
@@ -223,11 +224,6 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     return new SegmentStores.Config(type, type + keyProps, Map.copyOf(props));
   }
 
-  /** Hides the user info of a URI ({@code //user:password@}) and {@code password=} parameters. */
-  private static String mask(String text) {
-    return text.replaceAll("//[^@/]*@", "//***@").replaceAll("(?i)(password=)[^;&]*", "$1***");
-  }
-
   private static String registryKey(Settings s, String tag) {
     return "gene-segment:" + s.store().key() + "|tag=" + tag;
   }
@@ -236,7 +232,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     String existing = SETTINGS_BY_KEY.get(key);
     if (existing != null && !existing.equals(s.generatorSettings())) {
       throw new IllegalStateException(TYPE + " with " + s.generatorSettings() + " conflicts with the generator this"
-          + " JVM already has for the same store and tag (" + mask(key.substring("gene-segment:".length())) + ") with "
+          + " JVM already has for the same store and tag (" + StoreUrls.scrub(key.substring("gene-segment:".length()), null) + ") with "
           + existing + "; configure the same settings to share it");
     }
   }

@@ -158,7 +158,7 @@ class GeneSegmentKeyGenerateAlgorithmTest {
         .hasMessage("GENE_SEGMENT property 'redis-uri' is required: a Redis URI such as redis://127.0.0.1:6379/0");
     assertThatThrownBy(() -> algorithm("segment-store", "redis", "redis-uri", "http://u:secret@x"))
         .hasMessage("GENE_SEGMENT property 'redis-uri' must be a Redis URI such as redis://127.0.0.1:6379/0 but was"
-            + " 'http://***@x'");
+            + " 'http://x'");
     assertThatThrownBy(() -> algorithm("segment-store", "redis", "redis-uri", NOWHERE, "gene-bits", 17))
         .hasMessage("GENE_SEGMENT property 'gene-bits' must be in [0, 16] but was 17");
     assertThatThrownBy(() -> algorithm("segment-store", "redis", "redis-uri", NOWHERE, "min-step", 0))

@@ -31,9 +31,11 @@ public abstract class LeaseAssignerBuilder<B extends LeaseAssignerBuilder<B>> {
 
   /** The worker ids of this pool, e.g. one datacenter's sub-range. Default: all ids of the layout. */
   public B workerIds(long min, long max) {
-    if (min < 0 || max < min) {
-      throw new IllegalArgumentException("worker id range must satisfy 0 <= min <= max but was [" + min + ", "
-          + max + "]");
+    if (min < 0) {
+      throw new IllegalArgumentException("worker-id-min must be at least 0 but was " + min);
+    }
+    if (max < min) {
+      throw new IllegalArgumentException("worker-id-max must be at least worker-id-min (" + min + ") but was " + max);
     }
     this.minWorkerId = min;
     this.maxWorkerId = max;

@@ -104,7 +104,7 @@ final class LeaseKeeper implements Runnable {
   }
 
   private String where(long workerId) {
-    return "worker id " + workerId + " of space '" + assigner.space() + "' at " + assigner;
+    return "worker id " + workerId + " of space '" + assigner.space() + "' at " + assigner.store();
   }
 
   // ------------------------------------------------------------------------------------------ start
@@ -502,19 +502,23 @@ final class LeaseKeeper implements Runnable {
     h.stop();
     Instant mark = h.engine.highWaterMark();
     ownMarks.merge(h.workerId, mark.toEpochMilli(), Math::max);
-    releaseQuietly(lease, mark);
+    if (releaseQuietly(lease, mark)) {
+      LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark + " (" + why + ")");
+    }
     h.claim.close(h.engine.highWaterMark().toEpochMilli());
-    LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark + " (" + why + ")");
   }
 
-  private void releaseQuietly(WorkerLease lease, Instant mark) {
+  /** Releases {@code lease} with {@code mark}; false (logged) if the store did not take it. */
+  private boolean releaseQuietly(WorkerLease lease, Instant mark) {
     try {
-      call("release of worker id " + lease.workerId() + " at " + assigner, () -> {
+      call("release of worker id " + lease.workerId() + " at " + assigner.store(), () -> {
         assigner.release(lease, mark);
         return null;
       });
+      return true;
     } catch (RuntimeException e) {
       LOG.log(Level.WARNING, "could not release " + where(lease.workerId()) + " (it expires by itself): " + e, e);
+      return false;
     }
   }
 
@@ -624,8 +628,7 @@ final class LeaseKeeper implements Runnable {
         Instant mark = h.engine.highWaterMark();
         ownMarks.merge(h.workerId, mark.toEpochMilli(), Math::max);
         WorkerLease lease = s.lease();
-        if (s.revokedReason() == null && lease != null) {
-          releaseQuietly(lease, mark);
+        if (s.revokedReason() == null && lease != null && releaseQuietly(lease, mark)) {
           LOG.log(Level.INFO, () -> "released " + where(h.workerId) + " with mark " + mark);
         }
         h.claim.close(h.engine.highWaterMark().toEpochMilli());

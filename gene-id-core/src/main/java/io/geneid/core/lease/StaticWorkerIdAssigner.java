@@ -278,6 +278,11 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   @Override
+  public String store() {
+    return "mark file " + markFile;
+  }
+
+  @Override
   public String toString() {
     return "StaticWorkerIdAssigner[space=" + space + ", workerId=" + workerId + ", markFile=" + markFile + ", ttl="
         + ttl + "]";

@@ -24,6 +24,14 @@ public interface WorkerIdAssigner extends AutoCloseable {
   /** The pool (namespace) of worker ids this assigner leases from. */
   String space();
 
+  /**
+   * Where the leases are kept, for log lines and messages: {@code redis://host:port/db},
+   * {@code database mariadb://host:3306/ids (table gene_id_worker_lease)}, a mark file. Never a password.
+   */
+  default String store() {
+    return toString();
+  }
+
   /** How long a lease lasts without renewal: after it, the store lets another process take the worker id. */
   Duration ttl();
 

@@ -117,7 +117,7 @@ class GeneIdLeaseConfiguration {
       hold = new LeaseHold(handle.generator(), handle);
     }
     LeasedGeneGenerator generator = hold.generator();
-    LOG.info("gene-id: leased worker id {} of space '{}': {}", generator.workerId(), generator.space(), generator);
+    LOG.debug("gene-id: leased generator {}", generator); // the lease itself is logged once, by the generator
     return hold;
   }
 

@@ -352,6 +352,7 @@ public class GeneIdProperties {
     m.put("lease-acquire-timeout", "lease.acquire-timeout");
     m.put("lease-owner", "lease.owner");
     m.put("redis-uri", "redis.uri");
+    m.put("redisUri", "redis.uri");
     m.put("redis-key-prefix", "redis.lease-key-prefix");
     m.put("redis-timeout", "redis.timeout");
     m.put("jdbc-url", "jdbc.url");

@@ -186,6 +186,12 @@ class GeneIdLeaseTest {
     withUri.withPropertyValues("gene-id.lease.worker-id-min=300").run(failsWith(
         "gene-id.lease.worker-id-min of space '" + space + "' must be in [0, 255] (the layout's worker ids) but was"
             + " 300"));
+    withUri.withPropertyValues("gene-id.lease.worker-id-min=9", "gene-id.lease.worker-id-max=3").run(failsWith(
+        "gene-id.lease.worker-id-max must be at least gene-id.lease.worker-id-min (9) but was 3"));
+    r.withPropertyValues("gene-id.redis.uri=redis://127.0.0.1:6379/zero").run(failsWith("gene-id.redis.uri must be a"
+        + " Redis URI such as redis://127.0.0.1:6379/0 or redis://:password@host:6379/0 but was"
+        + " 'redis://127.0.0.1:6379/zero' (NumberFormatException; a password with reserved characters must be"
+        + " percent-encoded)"));
   }
 
   @Test

@@ -177,6 +177,10 @@ class GeneIdSegmentTest {
         "gene-id.redis.uri=" + TestRedis.URI, "gene-id.redis.segment-key-prefix=")
         .run(failsWith("gene-id.redis.segment-key-prefix must not be empty: the counters would be bare keys named"
             + " after their tags (order, item), open to clashes with any other key of the database"));
+    runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order",
+        "gene-id.redis.uri=redis://127.0.0.1:6379/zero")
+        .run(context -> assertThat(invalidProperty(context)).hasMessageStartingWith("gene-id.redis.uri must be a Redis"
+            + " URI such as redis://127.0.0.1:6379/0"));
     runner.withPropertyValues("gene-id.segment.store=jdbc", "gene-id.segment.tags=order")
         .run(failsWith("gene-id.segment.store=jdbc needs gene-id.jdbc.url or one DataSource bean (found none, or"
             + " several and none @Primary)"));

@@ -1,0 +1,273 @@
+package io.geneid.cli;
+
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneRouting;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * The routing part of a ShardingSphere YAML ({@code rules: - !SHARDING}): per logic table, its data nodes and the
+ * {@code GENE_MOD} algorithm of each level, so that {@code gene-id shard --config} names the physical database and
+ * table the application writes a row to, by the rule the application uses ({@link GeneRouting}).
+ */
+final class ShardingConfig {
+
+  /** One level (database or table) of a logic table: routed by {@code GENE_MOD}, not sharded, or something else. */
+  record Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm) {
+    static final Level NONE = new Level(null, null);
+  }
+
+  /**
+   * A logic table.
+   *
+   * @param nodes data source to its physical tables, in the order of {@code actualDataNodes}
+   */
+  record Table(String name, Map<String, List<String>> nodes, Level database, Level table) {
+
+    /** {@code ds_1.t_item_0}, or why this table cannot be routed by gene: as GENE_MOD routes {@code id}. */
+    String nodeOf(long id) {
+      String unrouted = database.otherAlgorithm != null ? "database level uses " + database.otherAlgorithm
+          : table.otherAlgorithm != null ? "table level uses " + table.otherAlgorithm : null;
+      if (unrouted != null) {
+        return "not routed by GENE_MOD (" + unrouted + ")";
+      }
+      try {
+        String ds = pick(database, new ArrayList<>(nodes.keySet()), id, "databases");
+        return ds + "." + pick(table, nodes.get(ds), id, "tables of " + ds);
+      } catch (IllegalStateException e) {
+        return "cannot route: " + e.getMessage();
+      }
+    }
+
+    private static String pick(Level level, List<String> targets, long id, String what) {
+      if (level.routing != null) {
+        return level.routing.target(targets, level.routing.indexOfKey(id));
+      }
+      if (targets.size() != 1) {
+        throw new IllegalStateException("the " + what + " " + targets + " are not sharded, so a row may be in any");
+      }
+      return targets.get(0);
+    }
+  }
+
+  private static final Pattern RANGE = Pattern.compile("\\s*(\\d+)\\s*\\.\\.\\s*(\\d+)\\s*");
+  private static final int MAX_NODES = 100_000;
+
+  private ShardingConfig() {}
+
+  /** The logic tables of the file's sharding rule, in file order; empty if it has none. */
+  static List<Table> read(Path file) {
+    String fileName = String.valueOf(file.getFileName()).toLowerCase(Locale.ROOT);
+    if (!fileName.endsWith(".yaml") && !fileName.endsWith(".yml")) {
+      return List.of();
+    }
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    Map<?, ?> rule = null;
+    if (root.get("rules") instanceof List<?> rules) {
+      for (Object r : rules) {
+        if (r instanceof Map<?, ?> map && (map.containsKey("tables") || map.containsKey("shardingAlgorithms"))) {
+          rule = map;
+        }
+      }
+    }
+    if (rule == null) {
+      return List.of();
+    }
+    List<String> dataSources = root.get("dataSources") instanceof Map<?, ?> ds
+        ? ds.keySet().stream().map(String::valueOf).toList() : List.of();
+    Map<?, ?> algorithms = map(rule.get("shardingAlgorithms"));
+    List<Table> tables = new ArrayList<>();
+    for (Map.Entry<?, ?> e : map(rule.get("tables")).entrySet()) {
+      String name = String.valueOf(e.getKey());
+      Map<?, ?> table = map(e.getValue());
+      Object actual = table.get("actualDataNodes");
+      Map<String, List<String>> nodes = new LinkedHashMap<>();
+      if (actual == null) {
+        dataSources.forEach(ds -> nodes.put(ds, List.of(name)));
+      } else {
+        for (String node : expand(String.valueOf(actual), "actualDataNodes of " + name)) {
+          int dot = node.indexOf('.');
+          if (dot <= 0 || dot == node.length() - 1) {
+            throw new BadInputException(file + ": actualDataNodes of " + name + " must be <data source>.<table>"
+                + " entries but held '" + node + "'");
+          }
+          nodes.computeIfAbsent(node.substring(0, dot), k -> new ArrayList<>()).add(node.substring(dot + 1));
+        }
+      }
+      if (nodes.isEmpty()) {
+        throw new BadInputException(file + ": table " + name + " has no actualDataNodes and the file no dataSources");
+      }
+      Level database = level(table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
+          : rule.get("defaultDatabaseStrategy"), algorithms, file);
+      Level tableLevel = level(table.containsKey("tableStrategy") ? table.get("tableStrategy")
+          : rule.get("defaultTableStrategy"), algorithms, file);
+      tables.add(new Table(name, nodes, database, tableLevel));
+    }
+    return tables;
+  }
+
+  private static Level level(@Nullable Object strategy, Map<?, ?> algorithms, Path file) {
+    Map<?, ?> forms = map(strategy);
+    for (String form : List.of("standard", "complex", "hint")) {
+      if (forms.get(form) instanceof Map<?, ?> s && s.get("shardingAlgorithmName") != null) {
+        String name = String.valueOf(s.get("shardingAlgorithmName"));
+        Map<?, ?> algorithm = map(algorithms.get(name));
+        if (algorithm.isEmpty()) {
+          throw new BadInputException(file + ": sharding algorithm '" + name + "' is used but not defined under"
+              + " shardingAlgorithms");
+        }
+        String type = String.valueOf(algorithm.get("type"));
+        if (!type.toUpperCase(Locale.ROOT).equals("GENE_MOD")) {
+          return new Level(null, type + " ('" + name + "')");
+        }
+        Map<?, ?> props = map(algorithm.get("props"));
+        try {
+          return new Level(new GeneRouting(intProp(props, GeneRouting.SHARDING_COUNT, -1, name, file),
+              intProp(props, GeneRouting.GENE_DIVISOR, 1, name, file),
+              intProp(props, GeneRouting.GENE_BITS, GeneIdLayout.defaults().geneBits(), name, file)), null);
+        } catch (IllegalArgumentException e) {
+          throw new BadInputException(file + ": GENE_MOD '" + name + "': " + e.getMessage());
+        }
+      }
+    }
+    return Level.NONE;
+  }
+
+  private static int intProp(Map<?, ?> props, String key, int fallback, String algorithm, Path file) {
+    Object value = props.get(key);
+    if (value == null && fallback >= 0) {
+      return fallback;
+    }
+    try {
+      return Integer.parseInt(String.valueOf(value).trim());
+    } catch (NumberFormatException e) {
+      throw new BadInputException(file + ": GENE_MOD '" + algorithm + "' needs " + key + " as a whole number but"
+          + " was " + (value == null ? "missing" : "'" + value + "'"));
+    }
+  }
+
+  private static Map<?, ?> map(@Nullable Object value) {
+    return value instanceof Map<?, ?> m ? m : Map.of();
+  }
+
+  /**
+   * Expands a ShardingSphere inline expression: comma-separated entries, each with any number of
+   * {@code ${a..b}} / {@code $->{a..b}} ranges and {@code ${[x, y]}} lists, crossed in order
+   * ({@code ds_${0..1}.t_${0..1}} is {@code ds_0.t_0, ds_0.t_1, ds_1.t_0, ds_1.t_1}).
+   *
+   * @throws BadInputException for any other Groovy expression, naming it
+   */
+  static List<String> expand(String expression, String what) {
+    List<String> out = new ArrayList<>();
+    for (String entry : splitTopLevel(expression)) {
+      List<String> partial = List.of("");
+      int last = 0;
+      for (int start = inlineStart(entry, 0); start >= 0; start = inlineStart(entry, last)) {
+        int open = entry.indexOf('{', start);
+        int close = matchingBrace(entry, open);
+        if (close < 0) {
+          throw new BadInputException(what + ": " + entry.substring(start) + " has no closing }");
+        }
+        partial = cross(partial, List.of(entry.substring(last, start)));
+        partial = cross(partial, values(entry.substring(open + 1, close), entry.substring(start, close + 1), what));
+        last = close + 1;
+      }
+      partial = cross(partial, List.of(entry.substring(last)));
+      out.addAll(partial);
+      if (out.size() > MAX_NODES) {
+        throw new BadInputException(what + " expands to more than " + MAX_NODES + " entries");
+      }
+    }
+    return out;
+  }
+
+  private static List<String> values(String body, String whole, String what) {
+    Matcher range = RANGE.matcher(body);
+    if (range.matches()) {
+      long from = Long.parseLong(range.group(1));
+      long to = Long.parseLong(range.group(2));
+      if (to < from || to - from >= MAX_NODES) {
+        throw new BadInputException(what + ": the range " + whole + " must go up, over at most " + MAX_NODES
+            + " values");
+      }
+      List<String> values = new ArrayList<>();
+      for (long i = from; i <= to; i++) {
+        values.add(Long.toString(i));
+      }
+      return values;
+    }
+    String list = body.trim();
+    if (list.startsWith("[") && list.endsWith("]")) {
+      List<String> values = new ArrayList<>();
+      for (String item : list.substring(1, list.length() - 1).split(",")) {
+        String v = item.trim();
+        if (v.length() >= 2 && (v.charAt(0) == '\'' || v.charAt(0) == '"') && v.charAt(v.length() - 1) == v.charAt(0)) {
+          v = v.substring(1, v.length() - 1);
+        }
+        if (!v.isEmpty()) {
+          values.add(v);
+        }
+      }
+      return values;
+    }
+    throw new BadInputException(what + ": cannot expand " + whole + " (the command line understands ${a..b} and"
+        + " ${[x, y]}; write other expressions out as a comma-separated list)");
+  }
+
+  /** Where the next {@code ${} or {@code $->{} starts, or -1. */
+  private static int inlineStart(String s, int from) {
+    int a = s.indexOf("${", from);
+    int b = s.indexOf("$->{", from);
+    return a < 0 ? b : b < 0 ? a : Math.min(a, b);
+  }
+
+  private static int matchingBrace(String s, int open) {
+    int depth = 0;
+    for (int i = open; i < s.length(); i++) {
+      if (s.charAt(i) == '{') {
+        depth++;
+      } else if (s.charAt(i) == '}' && --depth == 0) {
+        return i;
+      }
+    }
+    return -1;
+  }
+
+  private static List<String> splitTopLevel(String expression) {
+    List<String> parts = new ArrayList<>();
+    int depth = 0;
+    int start = 0;
+    for (int i = 0; i < expression.length(); i++) {
+      char c = expression.charAt(i);
+      if (c == '{' || c == '[') {
+        depth++;
+      } else if ((c == '}' || c == ']') && depth > 0) {
+        depth--;
+      } else if (c == ',' && depth == 0) {
+        parts.add(expression.substring(start, i).trim());
+        start = i + 1;
+      }
+    }
+    parts.add(expression.substring(start).trim());
+    parts.removeIf(String::isEmpty);
+    return parts;
+  }
+
+  private static List<String> cross(List<String> prefixes, List<String> suffixes) {
+    List<String> out = new ArrayList<>(prefixes.size() * suffixes.size());
+    for (String p : prefixes) {
+      for (String s : suffixes) {
+        out.add(p + s);
+      }
+    }
+    return out;
+  }
+}
