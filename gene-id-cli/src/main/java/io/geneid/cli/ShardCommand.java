@@ -59,25 +59,15 @@ final class ShardCommand extends LayoutSubcommand {
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage() + " (G=" + layout.geneBits() + ")");
     }
-    List<Long> values = ids.stream().map(Ids::id).toList();
-    PrintWriter out = out();
-    boolean first = true;
-    for (long id : values) {
-      if (!first) {
-        out.println();
-      }
-      first = false;
-      long gene = layout.geneOf(id);
-      out.println(Text.row("id", Long.toString(id)));
-      out.println(Text.row("gene", Long.toString(gene)));
-      out.println(Text.row("sharding-count", Long.toString(n)));
+    PrintWriter out = eachId(layout, (id, gene, o) -> {
+      o.println(Text.row("sharding-count", Long.toString(n)));
       if (d == 1) {
-        out.println(Text.row("target index", routing.index(gene) + " (gene " + gene + " % " + n + ")"));
+        o.println(Text.row("target index", routing.index(gene) + " (gene " + gene + " % " + n + ")"));
       } else {
-        out.println(Text.row("gene-divisor", Long.toString(d)));
-        out.println(Text.row("target index", routing.index(gene) + " ((gene " + gene + " / " + d + ") % " + n + ")"));
+        o.println(Text.row("gene-divisor", Long.toString(d)));
+        o.println(Text.row("target index", routing.index(gene) + " ((gene " + gene + " / " + d + ") % " + n + ")"));
       }
-    }
+    });
     if (d > 1) {
       return 0; // the balance note below is about the plain modulo
     }
@@ -110,21 +100,29 @@ final class ShardCommand extends LayoutSubcommand {
             + all.stream().map(ShardingConfig.Table::name).toList());
       }
     }
+    eachId(layout, (id, gene, out) -> chosen.forEach(t -> out.println(Text.row(t.name(), t.nodeOf(id)))));
+    return 0;
+  }
+
+  /** What a command prints for one id after its id and gene rows. */
+  private interface IdRows {
+    void print(long id, long gene, PrintWriter out);
+  }
+
+  /** Checks every id, then prints each one's id and gene rows and {@code rows}, a blank line apart. */
+  private PrintWriter eachId(GeneIdLayout layout, IdRows rows) {
     List<Long> values = ids.stream().map(Ids::id).toList();
     PrintWriter out = out();
-    boolean first = true;
-    for (long id : values) {
-      if (!first) {
+    for (int i = 0; i < values.size(); i++) {
+      long id = values.get(i);
+      long gene = layout.geneOf(id);
+      if (i > 0) {
         out.println();
       }
-      first = false;
-      long gene = layout.geneOf(id);
       out.println(Text.row("id", Long.toString(id)));
       out.println(Text.row("gene", Long.toString(gene)));
-      for (ShardingConfig.Table table : chosen) {
-        out.println(Text.row(table.name(), table.nodeOf(id)));
-      }
+      rows.print(id, gene, out);
     }
-    return 0;
+    return out;
   }
 }

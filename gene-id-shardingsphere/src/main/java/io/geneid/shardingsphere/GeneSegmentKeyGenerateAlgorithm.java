@@ -171,7 +171,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     Settings parsed = new Settings(store(storeType, p), bizTag, geneBits, minStep, maxStep, segmentDuration,
         prefetchRatio, fetchTimeout);
     if (bizTag != null) {
-      checkConflict(parsed, registryKey(parsed, bizTag));
+      checkConflict(parsed, bizTag);
     }
     this.settings = parsed;
   }
@@ -228,12 +228,15 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     return "gene-segment:" + s.store().key() + "|tag=" + tag;
   }
 
-  private static void checkConflict(Settings s, String key) {
-    String existing = SETTINGS_BY_KEY.get(key);
+  private static void checkConflict(Settings s, String tag) {
+    String existing = SETTINGS_BY_KEY.get(registryKey(s, tag));
     if (existing != null && !existing.equals(s.generatorSettings())) {
+      Map<String, String> props = s.store().props();
+      String store = s.store().type() + " store at " + StoreUrls.describe(props.getOrDefault(JDBC_URL,
+          props.get(REDIS_URI)));
       throw new IllegalStateException(TYPE + " with " + s.generatorSettings() + " conflicts with the generator this"
-          + " JVM already has for the same store and tag (" + StoreUrls.scrub(key.substring("gene-segment:".length()), null) + ") with "
-          + existing + "; configure the same settings to share it");
+          + " JVM already has for the same store and tag (" + store + ", tag " + tag + ") with " + existing
+          + "; configure the same settings to share it");
     }
   }
 
@@ -300,7 +303,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     String key = registryKey(s, tag);
     String existing = SETTINGS_BY_KEY.putIfAbsent(key, s.generatorSettings());
     if (existing != null) {
-      checkConflict(s, key);
+      checkConflict(s, tag);
     }
     GeneSegmentGenerator generator = (GeneSegmentGenerator) GeneIdRegistry.shared(key, () -> {
       GeneSegmentGenerator created = GeneSegmentGenerator.builder(SegmentStores.shared(s.store()), tag)

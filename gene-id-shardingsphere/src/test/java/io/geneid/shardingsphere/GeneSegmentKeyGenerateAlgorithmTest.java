@@ -124,8 +124,8 @@ class GeneSegmentKeyGenerateAlgorithmTest {
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("GENE_SEGMENT with gene-bits=4, min-step=5, max-step=5, segment-duration=600000ms,"
             + " prefetch-ratio=0.1, fetch-timeout=10000ms conflicts with the generator this JVM already has for the"
-            + " same store and tag (")
-        .hasMessageEndingWith("|tag=orders) with gene-bits=6, min-step=5, max-step=5, segment-duration=600000ms,"
+            + " same store and tag (jdbc store at h2:mem:gid_ss_segment_")
+        .hasMessageEndingWith(", tag orders) with gene-bits=6, min-step=5, max-step=5, segment-duration=600000ms,"
             + " prefetch-ratio=0.1, fetch-timeout=10000ms; configure the same settings to share it");
   }
 
