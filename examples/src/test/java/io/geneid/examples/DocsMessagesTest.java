@@ -47,8 +47,9 @@ class DocsMessagesTest {
   private static String testSources() throws IOException {
     StringBuilder all = new StringBuilder();
     try (Stream<Path> files = Files.walk(ROOT)) {
-      files.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/test/java/")
-              && !p.toString().contains("/target/") && !p.endsWith("DocsMessagesTest.java"))
+      files.filter(p -> p.toString().endsWith(".java") && p.toString().contains("/src/")
+              && !p.toString().contains("/src/main/") && !p.toString().contains("/target/")
+              && !p.endsWith("DocsMessagesTest.java"))
           .forEach(p -> {
             try {
               all.append(CONCATENATION.matcher(Files.readString(p, StandardCharsets.UTF_8)).replaceAll(""))
