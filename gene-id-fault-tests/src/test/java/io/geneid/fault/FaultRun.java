@@ -208,7 +208,7 @@ final class FaultRun {
       throw new AssertionError("faults not applied before the end of the run: " + due.size());
     }
     System.out.println("[" + label + "] faults: " + applied);
-    return collect(outputs, started[0], killed[0], lastFaultAt + recovery.toMillis());
+    return collect(outputs, started[0], killed[0], lastFaultAt + recovery.toMillis(), start);
   }
 
   private Path clockFile(int slot) {
@@ -231,7 +231,7 @@ final class FaultRun {
         .start().waitFor();
   }
 
-  private static Result collect(List<Path[]> outputs, int processes, long killed, long afterFaultsAt)
+  private Result collect(List<Path[]> outputs, int processes, long killed, long afterFaultsAt, long start)
       throws IOException {
     List<long[]> chunks = new ArrayList<>();
     long count = 0;
@@ -271,6 +271,9 @@ final class FaultRun {
         after++;
       }
     }
+    if (duplicates > 0) {
+      explainDuplicates(outputs, all, start);
+    }
     Map<String, Boolean> leases = new LinkedHashMap<>();
     long crashes = killed;
     long fenced = 0;
@@ -284,7 +287,7 @@ final class FaultRun {
         String[] f = line.split(" ", 2);
         switch (f[0]) {
           case "LEASE":
-            leases.put(f[1], true);
+            leases.put(f[1].split(" at=", 2)[0], true);
             break;
           case "CRASH":
             crashes++;
@@ -307,5 +310,59 @@ final class FaultRun {
       }
     }
     return new Result(count, duplicates, processes, leases.size(), crashes, fenced, maxClose, after, errors);
+  }
+
+  /**
+   * Prints the first duplicates decoded, the outputs that hold each, and those processes' lease events, and keeps a
+   * copy of the run's files under the system temp directory, so a duplicate can be explained after the run.
+   */
+  private void explainDuplicates(List<Path[]> outputs, long[] sorted, long start) throws IOException {
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    java.util.Set<Long> dups = new java.util.TreeSet<>();
+    for (int i = 1; i < sorted.length && dups.size() < 5; i++) {
+      if (sorted[i] == sorted[i - 1]) {
+        dups.add(sorted[i]);
+      }
+    }
+    StringBuilder report = new StringBuilder("[" + label + "] duplicates, first " + dups.size() + ":\n");
+    java.util.Set<Integer> involved = new java.util.TreeSet<>();
+    for (long id : dups) {
+      report.append("  ").append(id).append(' ').append(layout.decode(id)).append(" at +")
+          .append(layout.decode(id).timestamp().toEpochMilli() - start).append(" ms in outputs");
+      for (int o = 0; o < outputs.size(); o++) {
+        Path ids = outputs.get(o)[0];
+        if (!Files.exists(ids)) {
+          continue;
+        }
+        try (DataInputStream data = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(ids),
+            1 << 16))) {
+          for (;;) {
+            if (data.readLong() == id) {
+              report.append(' ').append(o);
+              involved.add(o);
+              break;
+            }
+          }
+        } catch (EOFException e) {
+          // not in this one
+        }
+      }
+      report.append('\n');
+    }
+    for (int o : involved) {
+      report.append("  events of output ").append(o).append(":\n");
+      for (String line : Files.readAllLines(outputs.get(o)[1])) {
+        report.append("    ").append(line.length() > 400 ? line.substring(0, 400) + "..." : line).append('\n');
+      }
+    }
+    Path keep = Path.of(System.getProperty("java.io.tmpdir"), "gene-id-fault-" + start);
+    Files.createDirectories(keep);
+    try (var files = Files.list(dir)) {
+      for (Path f : (Iterable<Path>) files::iterator) {
+        Files.copy(f, keep.resolve(f.getFileName()), StandardCopyOption.REPLACE_EXISTING);
+      }
+    }
+    report.append("  the run's files are kept in ").append(keep);
+    System.out.println(report);
   }
 }

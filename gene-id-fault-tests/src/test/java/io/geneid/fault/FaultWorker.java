@@ -93,12 +93,15 @@ public final class FaultWorker {
             if (lease.token() != token) {
               token = lease.token();
               workerId = lease.workerId();
-              events.println("LEASE " + workerId + " " + token);
+              events.println("LEASE " + workerId + " " + token + " at=" + System.currentTimeMillis());
             }
           }
           Thread.sleep(1);
         }
         events.println("FENCED " + fenced);
+        if (fenced > 0) {
+          events.println("NOTE fenced " + fenced + " calls, last at " + System.currentTimeMillis());
+        }
         if (!steady && random.nextInt(3) == 0 && System.currentTimeMillis() < endAt - 1_500) {
           ids.flush();
           events.println("CRASH " + workerId + " " + token);

@@ -79,6 +79,109 @@ class JdbcLeaseFaultTest {
     }
   }
 
+  /**
+   * The full store-fault run once ended with 291 duplicate ids: a process whose query of the database identity hit
+   * the outage (a reset connection) concluded that the database does not reveal its identity, for good, and so did
+   * not notice the table being restored from an older copy later: it granted a worker id from a restored row while
+   * its holder was still issuing. Before: B got worker id 0 at once. After: a failed identity query fails that one
+   * call, and the next one notices the restore.
+   */
+  @ParameterizedTest
+  @EnumSource(value = LeaseDatabase.Kind.class, names = {"MARIADB", "POSTGRESQL"})
+  void aTransientErrorReadingTheDatabaseIdentityDoesNotHideALaterRestore(LeaseDatabase.Kind kind) throws Exception {
+    try (LeaseDatabase db = new LeaseDatabase(kind)) {
+      String space = newSpace();
+      String url = db.url(db.port());
+      JdbcWorkerIdAssigner earlier = assigner(url, space, "earlier", Duration.ZERO);
+      earlier.release(earlier.acquire(255), Instant.EPOCH); // the row exists and is free
+      List<List<Object>> backup = rows(db, space); // the backup
+
+      JdbcWorkerIdAssigner a = assigner(url, space, "A", Duration.ZERO);
+      WorkerLease la = a.acquire(255);
+      FailingIdentityQuery flaky = new FailingIdentityQuery(url);
+      JdbcWorkerIdAssigner b = JdbcWorkerIdAssigner.builder().dataSource(flaky).space(space).workerIds(0, 0)
+          .ttl(TTL).acquireTimeout(Duration.ZERO).owner("B").build();
+      assertThatThrownBy(() -> b.acquire(255, Duration.ZERO)).isInstanceOf(GeneIdException.class); // A holds it
+      assertThat(flaky.failed).as("the identity query failed once").isTrue();
+
+      Thread.sleep(1_100); // the re-created table gets another creation second (MariaDB keeps whole seconds)
+      la = a.renew(la, Instant.now());
+      // restored as a dump restore does: the table dropped and created again with the backup's rows
+      db.update("DROP TABLE " + db.table);
+      db.update(JdbcWorkerIdAssigner.ddl(db.table));
+      restore(db, space, backup);
+
+      assertThatThrownBy(() -> b.acquire(255, Duration.ofMillis(300)))
+          .as("B was granted worker id 0 from a restored row while A's lease (until %s) runs", la.expiresAt())
+          .isInstanceOf(WorkerIdExhaustedException.class);
+    }
+  }
+
+  /** Connections to {@code url} whose first query of the lease table's identity fails as a reset connection does. */
+  private static final class FailingIdentityQuery implements javax.sql.DataSource {
+    private final String url;
+    volatile boolean failed;
+
+    FailingIdentityQuery(String url) {
+      this.url = url;
+    }
+
+    @Override
+    public Connection getConnection() throws SQLException {
+      Connection c = java.sql.DriverManager.getConnection(url);
+      return (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
+          new Class<?>[] {Connection.class}, (proxy, method, args) -> {
+            if (method.getName().equals("prepareStatement") && !failed && args != null
+                && (String.valueOf(args[0]).contains("information_schema.TABLES")
+                    || String.valueOf(args[0]).contains("to_regclass"))) {
+              failed = true;
+              throw new SQLException("Connection reset (injected)", "08S01");
+            }
+            try {
+              return method.invoke(c, args);
+            } catch (java.lang.reflect.InvocationTargetException e) {
+              throw e.getCause();
+            }
+          });
+    }
+
+    @Override
+    public Connection getConnection(String user, String password) throws SQLException {
+      return getConnection();
+    }
+
+    @Override
+    public java.io.PrintWriter getLogWriter() {
+      return null;
+    }
+
+    @Override
+    public void setLogWriter(java.io.PrintWriter out) {}
+
+    @Override
+    public void setLoginTimeout(int seconds) {}
+
+    @Override
+    public int getLoginTimeout() {
+      return 0;
+    }
+
+    @Override
+    public java.util.logging.Logger getParentLogger() {
+      return java.util.logging.Logger.getGlobal();
+    }
+
+    @Override
+    public <T> T unwrap(Class<T> iface) throws SQLException {
+      throw new SQLException("not a wrapper");
+    }
+
+    @Override
+    public boolean isWrapperFor(Class<?> iface) {
+      return false;
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(value = LeaseDatabase.Kind.class, names = {"MARIADB", "POSTGRESQL", "H2"})
   void aLostRowIsUnknownHistoryNotAFreeWorkerId(LeaseDatabase.Kind kind) {

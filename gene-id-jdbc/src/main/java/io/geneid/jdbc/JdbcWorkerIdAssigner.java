@@ -1,5 +1,6 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.LeaseAssignerBuilder;
 import io.geneid.core.lease.WorkerIdAssigner;
@@ -553,7 +554,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
    * tell: a change means a failover, or a restore (a dump restored into the same server drops and creates the table
    * again, which gives it a new PostgreSQL OID or MariaDB creation time).
    */
-  private long identity(JdbcSession s) {
+  private long identity(JdbcSession s) throws SQLException {
     JdbcSession.Dialect d = dialect;
     if (!identityReadable || d == null || d == JdbcSession.Dialect.STANDARD) {
       return 0;
@@ -590,11 +591,27 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       }
       return h == 0 ? 1 : h;
     } catch (SQLException e) {
+      if (!refusesIdentity(e)) {
+        // a reset connection or a timeout says nothing about the database: fail this call, ask again on the next
+        // (turning the check off here hid a later restore, and worker ids were granted twice)
+        throw e;
+      }
       identityReadable = false;
       LOG.info("the lease store {} does not reveal its identity ({}): a failover or restore is noticed only "
           + "through lost rows and tokens", description, e.getMessage());
       return 0;
     }
+  }
+
+  /**
+   * Whether {@code e} says the identity queries are not allowed or not supported here, for good: SQLState class
+   * {@code 42} (a function or view missing or not permitted: PostgreSQL {@code 42501}, {@code 42883}, MariaDB/MySQL
+   * {@code 42000}) or {@code 0A} (feature not supported). Anything else (class {@code 08} connection errors,
+   * timeouts) is transient.
+   */
+  static boolean refusesIdentity(SQLException e) {
+    String state = e.getSQLState();
+    return state != null && (state.startsWith("42") || state.startsWith("0A"));
   }
 
   private static long mix(long h, long a, long b) {
@@ -710,7 +727,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
      * connection and, one second later, a silent socket. Default TTL / 3 within [1 s, 5 s].
      */
     public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = WorkerIdAssigners.checkDuration("jdbc-statement-timeout",
+      this.statementTimeout = Checks.duration("jdbc-statement-timeout",
           Objects.requireNonNull(statementTimeout, "statementTimeout"), Duration.ofSeconds(1), Duration.ofHours(1));
       return this;
     }
