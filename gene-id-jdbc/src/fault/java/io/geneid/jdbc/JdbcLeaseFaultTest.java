@@ -98,18 +98,18 @@ class JdbcLeaseFaultTest {
 
       JdbcWorkerIdAssigner a = assigner(url, space, "A", Duration.ZERO);
       WorkerLease la = a.acquire(255);
-      FailingIdentityQuery flaky = new FailingIdentityQuery(url);
+      HookedDataSource flaky = new HookedDataSource(url, sql -> sql.contains("information_schema.TABLES")
+          || sql.contains("to_regclass"), () -> {
+            throw new SQLException("Connection reset (injected)", "08S01");
+          });
       JdbcWorkerIdAssigner b = JdbcWorkerIdAssigner.builder().dataSource(flaky).space(space).workerIds(0, 0)
           .ttl(TTL).acquireTimeout(Duration.ZERO).owner("B").build();
       assertThatThrownBy(() -> b.acquire(255, Duration.ZERO)).isInstanceOf(GeneIdException.class); // A holds it
-      assertThat(flaky.failed).as("the identity query failed once").isTrue();
+      assertThat(flaky.ran).as("the identity query failed once").isTrue();
 
       Thread.sleep(1_100); // the re-created table gets another creation second (MariaDB keeps whole seconds)
       la = a.renew(la, Instant.now());
-      // restored as a dump restore does: the table dropped and created again with the backup's rows
-      db.update("DROP TABLE " + db.table);
-      db.update(JdbcWorkerIdAssigner.ddl(db.table));
-      restore(db, space, backup);
+      recreate(db, space, backup);
 
       assertThatThrownBy(() -> b.acquire(255, Duration.ofMillis(300)))
           .as("B was granted worker id 0 from a restored row while A's lease (until %s) runs", la.expiresAt())
@@ -117,13 +117,61 @@ class JdbcLeaseFaultTest {
     }
   }
 
-  /** Connections to {@code url} whose first query of the lease table's identity fails as a reset connection does. */
-  private static final class FailingIdentityQuery implements javax.sql.DataSource {
-    private final String url;
-    volatile boolean failed;
+  /**
+   * The store-fault suite's second duplicate (328 ids): a process read the database identity from the live table,
+   * the table was restored from an older copy at that moment, and the pool row it read next was the restored one,
+   * which records the same identity, so the restore went unnoticed by that process, which first-granted a worker id
+   * the restored pool row no longer counted. Before: B got worker id 0 while A held it. After: the identity is read
+   * again after the rows, and a change makes the attempt start over, which then notices the restore.
+   */
+  @ParameterizedTest
+  @EnumSource(value = LeaseDatabase.Kind.class, names = {"MARIADB", "POSTGRESQL"})
+  void aRestoreBetweenReadingTheIdentityAndThePoolRowIsNoticed(LeaseDatabase.Kind kind) throws Exception {
+    try (LeaseDatabase db = new LeaseDatabase(kind)) {
+      String space = newSpace();
+      String url = db.url(db.port());
+      JdbcWorkerIdAssigner earlier = assigner(url, space, "earlier", Duration.ZERO);
+      earlier.release(earlier.acquire(255), Instant.EPOCH);
+      List<List<Object>> backup = rows(db, space);
+      JdbcWorkerIdAssigner a = assigner(url, space, "A", Duration.ZERO);
+      WorkerLease la = a.acquire(255);
+      Thread.sleep(1_100); // the re-created table gets another creation second (MariaDB keeps whole seconds)
+      la = a.renew(la, Instant.now());
 
-    FailingIdentityQuery(String url) {
+      // the restore lands right after B read the identity, before it reads the pool row
+      HookedDataSource restoring = new HookedDataSource(url, sql -> sql.contains("worker_id = -1")
+          && sql.startsWith("SELECT"), () -> recreate(db, space, backup));
+      JdbcWorkerIdAssigner b = JdbcWorkerIdAssigner.builder().dataSource(restoring).space(space).workerIds(0, 0)
+          .ttl(TTL).acquireTimeout(Duration.ZERO).owner("B").build();
+      assertThatThrownBy(() -> b.acquire(255, Duration.ofMillis(300)))
+          .as("B was granted worker id 0 from a restored row while A's lease (until %s) runs", la.expiresAt())
+          .isInstanceOf(WorkerIdExhaustedException.class);
+      assertThat(restoring.ran).as("the restore ran inside B's acquire").isTrue();
+    }
+  }
+
+  /** A restore as a dump restore does it: the table dropped and created again with the backup's rows. */
+  private static void recreate(LeaseDatabase db, String space, List<List<Object>> backup) {
+    db.update("DROP TABLE " + db.table);
+    db.update(JdbcWorkerIdAssigner.ddl(db.table));
+    restore(db, space, backup);
+  }
+
+  interface SqlAction {
+    void run() throws SQLException;
+  }
+
+  /** Connections to {@code url} that run {@code action} once, just before the first statement matching {@code sql}. */
+  private static final class HookedDataSource implements javax.sql.DataSource {
+    private final String url;
+    private final java.util.function.Predicate<String> sql;
+    private final SqlAction action;
+    volatile boolean ran;
+
+    HookedDataSource(String url, java.util.function.Predicate<String> sql, SqlAction action) {
       this.url = url;
+      this.sql = sql;
+      this.action = action;
     }
 
     @Override
@@ -131,11 +179,10 @@ class JdbcLeaseFaultTest {
       Connection c = java.sql.DriverManager.getConnection(url);
       return (Connection) java.lang.reflect.Proxy.newProxyInstance(getClass().getClassLoader(),
           new Class<?>[] {Connection.class}, (proxy, method, args) -> {
-            if (method.getName().equals("prepareStatement") && !failed && args != null
-                && (String.valueOf(args[0]).contains("information_schema.TABLES")
-                    || String.valueOf(args[0]).contains("to_regclass"))) {
-              failed = true;
-              throw new SQLException("Connection reset (injected)", "08S01");
+            if (method.getName().equals("prepareStatement") && !ran && args != null
+                && sql.test(String.valueOf(args[0]))) {
+              ran = true;
+              action.run();
             }
             try {
               return method.invoke(c, args);

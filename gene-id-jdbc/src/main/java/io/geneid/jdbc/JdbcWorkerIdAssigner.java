@@ -256,7 +256,8 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     String now = now(s);
     long dbNow = queryLong(s, "SELECT " + now);
     long unknownFor = ttl.toMillis() + slack + SKEW_MARGIN_MILLIS;
-    Pool pool = pool(s, now, unknownFor);
+    long identity = identity(s);
+    Pool pool = pool(s, now, unknownFor, identity);
     // rows of the pool, least recently used first
     Map<Long, Row> rows = new LinkedHashMap<>();
     try (PreparedStatement ps = s.prepare("SELECT worker_id, holder, version, expires_at FROM " + table
@@ -269,6 +270,12 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
           rows.put(rs.getLong(1), new Row(rs.getString(2), rs.getLong(3), rs.getLong(4)));
         }
       }
+    }
+    if (identity(s) != identity) {
+      // the table was restored (or the database failed over) between reading the identity and the rows: the rows
+      // may be the restored ones, not yet put under the unknown-history rule; read everything again
+      holders.add("the lease table changed while it was read (restored or failed over): reading it again");
+      return null;
     }
     long highestRow = rows.isEmpty() ? -1 : rows.keySet().stream().mapToLong(Long::longValue).max().getAsLong();
     if (highestRow > pool.highest()) {
@@ -340,11 +347,12 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   private record Row(String holder, long token, long expiresAt) {}
 
   /**
-   * The pool row, created if missing (its highest id then taken from the rows that exist). A database identity that
-   * differs from the recorded one puts every worker id of the space under the unknown-history rule.
+   * The pool row, created if missing (its highest id then taken from the rows that exist). A database identity
+   * ({@code identity}, read just before) that differs from the recorded one puts every worker id of the space under
+   * the unknown-history rule. The caller reads the identity again after the rows it decides on: a restore between
+   * the two reads makes it start over.
    */
-  private Pool pool(JdbcSession s, String now, long unknownFor) throws SQLException {
-    long identity = identity(s);
+  private Pool pool(JdbcSession s, String now, long unknownFor, long identity) throws SQLException {
     Pool pool = queryPool(s);
     if (pool == null) {
       long highest;
