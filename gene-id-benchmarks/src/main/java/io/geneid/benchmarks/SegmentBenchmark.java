@@ -85,7 +85,7 @@ public class SegmentBenchmark {
     public void setUp(SegmentBenchmark benchmark) {
       generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
           .geneBits(GENE_BITS).minStep(benchmark.step)
-          .maxStep(Math.max(benchmark.step, GeneSegmentGenerator.Builder.DEFAULT_MAX_STEP)).build();
+          .maxStep(Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep())).build();
     }
 
     @TearDown(Level.Trial)

@@ -1,5 +1,6 @@
 package io.geneid.cli;
 
+import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.GeneIdLayout;
 import java.io.IOException;
 import java.io.InputStream;
@@ -9,12 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Instant;
-import java.time.LocalDate;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Date;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -192,8 +188,7 @@ final class LayoutConfig {
   /** Sets one layout key on {@code builder}; {@code where} names it in errors. */
   static void apply(GeneIdLayout.Builder builder, String key, Object value, String where) {
     switch (key) {
-      case "epoch" -> builder.epoch(value instanceof Date date ? date.toInstant()
-          : value instanceof Number n ? Instant.ofEpochMilli(n.longValue()) : epoch(value.toString(), where));
+      case "epoch" -> builder.epoch(epoch(value, where));
       case "timestamp-bits" -> builder.timestampBits(bits(value, where));
       case "worker-bits" -> builder.workerBits(bits(value, where));
       case "sequence-bits" -> builder.sequenceBits(bits(value, where));
@@ -213,20 +208,12 @@ final class LayoutConfig {
     }
   }
 
-  /** An epoch: an ISO-8601 instant or offset date-time, a date (midnight UTC), or milliseconds since 1970. */
-  static Instant epoch(String text, String where) {
-    String value = text.trim();
+  /** An epoch in any form {@link SettingsReader#epoch(String, Instant)} reads; {@code where} names it in errors. */
+  static Instant epoch(Object value, String where) {
     try {
-      if (value.chars().allMatch(Character::isDigit) && !value.isEmpty()) {
-        return Instant.ofEpochMilli(Long.parseLong(value));
-      }
-      if (value.length() == 10) {
-        return LocalDate.parse(value).atStartOfDay(ZoneOffset.UTC).toInstant();
-      }
-      return OffsetDateTime.parse(value).toInstant();
-    } catch (DateTimeParseException | NumberFormatException e) {
-      throw new BadInputException(where + " must be an instant such as 2025-01-01T00:00:00Z, a date such as"
-          + " 2025-01-01 (midnight UTC) or milliseconds since 1970 but was '" + text + "'");
+      return SettingsReader.of(Map.of("epoch", value)).named(k -> where).epoch("epoch", GeneIdLayout.DEFAULT_EPOCH);
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(e.getMessage());
     }
   }
 

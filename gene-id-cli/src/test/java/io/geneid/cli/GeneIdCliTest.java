@@ -101,8 +101,8 @@ class GeneIdCliTest {
         "gene-id decode: invalid layout (from flags): timestampBits + workerBits + sequenceBits + geneBits must be 63"
             + " but was 64 (41 + 8 + 8 + 7)\n"));
     assertThat(CliRun.of("decode", "1", "--epoch", "yesterday")).isEqualTo(new CliRun(2, "",
-        "gene-id decode: --epoch must be an instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01"
-            + " (midnight UTC) or milliseconds since 1970 but was 'yesterday'\n"));
+        "gene-id decode: --epoch must be an ISO-8601 instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01"
+            + " (UTC) or Unix milliseconds but was 'yesterday'\n"));
     assertThat(CliRun.of("layout", "--gene-bits", "17", "--sequence-bits", "-3")).isEqualTo(new CliRun(2, "",
         "gene-id layout: invalid layout (from flags): sequenceBits must be in [0, 28] but was -3\n"));
   }

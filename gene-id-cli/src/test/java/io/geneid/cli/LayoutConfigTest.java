@@ -156,9 +156,9 @@ class LayoutConfigTest {
     assertThat(decodeWith(sum)).isEqualTo(new CliRun(2, "", "gene-id decode: invalid layout (from " + sum
         + "): timestampBits + workerBits + sequenceBits + geneBits must be 63 but was 67 (41 + 8 + 8 + 10)\n"));
     String epoch = write("epoch.yml", "gene-id:\n  epoch: soon\n");
-    assertThat(decodeWith(epoch).err()).isEqualTo("gene-id decode: " + epoch + ": gene-id.epoch must be an instant"
-        + " such as 2025-01-01T00:00:00Z, a date such as 2025-01-01 (midnight UTC) or milliseconds since 1970 but"
-        + " was 'soon'\n");
+    assertThat(decodeWith(epoch).err()).isEqualTo("gene-id decode: " + epoch + ": gene-id.epoch must be an ISO-8601"
+        + " instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01 (UTC) or Unix milliseconds but was"
+        + " 'soon'\n");
   }
 
   @Test

@@ -186,8 +186,8 @@ class JdbcLeaseStoreTest {
       }
     }
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "jdbc")))
-        .hasMessage("worker-assigner=jdbc needs the property 'jdbc-url'");
+        .hasMessage("jdbc-url is required: a JDBC URL such as jdbc:mariadb://127.0.0.1:3306/ids");
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "jdbc", "jdbc-user", "x")))
-        .hasMessageStartingWith("unknown property 'jdbc-user' for worker-assigner=jdbc; known properties: ");
+        .hasMessageStartingWith("worker-assigner=jdbc has no property 'jdbc-user'; allowed: ");
   }
 }

@@ -1,5 +1,6 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
@@ -274,13 +275,8 @@ public final class JdbcSegmentStore implements SegmentStore {
      */
     public JdbcSegmentStore build() {
       checkTable(table);
-      if (maxAttempts < 1 || maxAttempts > 10_000) {
-        throw new IllegalArgumentException("maxAttempts must be in [1, 10000] but was " + maxAttempts);
-      }
-      if (statementTimeout.compareTo(Duration.ofSeconds(1)) < 0
-          || statementTimeout.compareTo(Duration.ofHours(1)) > 0) {
-        throw new IllegalArgumentException("statementTimeout must be in [PT1S, PT1H] but was " + statementTimeout);
-      }
+      Checks.range("maxAttempts", maxAttempts, 1, 10_000);
+      Checks.duration("statementTimeout", statementTimeout, Duration.ofSeconds(1), Duration.ofHours(1));
       return new JdbcSegmentStore(this);
     }
   }

@@ -3,7 +3,9 @@ package io.geneid.jdbc;
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
-import java.util.Map;
+import io.geneid.core.internal.StoreUrls;
+import io.geneid.core.settings.SettingsReader;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -36,20 +38,12 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
   }
 
   @Override
-  public WorkerIdAssigner create(Map<String, String> props) {
-    WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
-    String user = props.get(JDBC_USERNAME);
-    String password = props.get(JDBC_PASSWORD);
-    JdbcWorkerIdAssigner.Builder b = JdbcWorkerIdAssigner.builder()
-        .jdbcUrl(WorkerIdAssigners.required(props, JDBC_URL, type()), user, password)
-        .table(WorkerIdAssigners.string(props, JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
-        .createTable(WorkerIdAssigners.bool(props, JDBC_CREATE_TABLE, false))
-        .leaseSettings(s);
-    String timeout = props.get(JDBC_STATEMENT_TIMEOUT);
-    if (timeout != null) {
-      b.statementTimeout(WorkerIdAssigners.parseDuration(JDBC_STATEMENT_TIMEOUT, timeout));
-    }
-    return b.build();
+  public WorkerIdAssigner create(SettingsReader props) {
+    return builder(props)
+        .jdbcUrl(url(props), props.has(JDBC_USERNAME) ? props.string(JDBC_USERNAME, "") : null,
+            props.has(JDBC_PASSWORD) ? props.string(JDBC_PASSWORD, "") : null)
+        .leaseSettings(WorkerIdAssigners.leaseSettings(props))
+        .build();
   }
 
   /**
@@ -57,17 +51,29 @@ public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvi
    * {@code jdbc-statement-timeout} offline.
    */
   @Override
-  public void check(Map<String, String> props) {
-    String url = WorkerIdAssigners.required(props, JDBC_URL, type());
+  public void check(SettingsReader props) {
+    url(props);
+    builder(props);
+  }
+
+  private static String url(SettingsReader props) {
+    String url = props.requiredString(JDBC_URL, "a JDBC URL such as jdbc:mariadb://127.0.0.1:3306/ids");
     if (!url.startsWith("jdbc:")) {
-      throw new IllegalArgumentException(JDBC_URL + " must be a JDBC URL starting with jdbc: but was '" + url + "'");
+      throw new IllegalArgumentException(props.nameOf(JDBC_URL) + " must be a JDBC URL starting with jdbc: but was '"
+          + StoreUrls.describe(url) + "'");
     }
-    JdbcWorkerIdAssigner.builder()
-        .table(WorkerIdAssigners.string(props, JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE));
-    WorkerIdAssigners.bool(props, JDBC_CREATE_TABLE, false);
-    String timeout = props.get(JDBC_STATEMENT_TIMEOUT);
-    if (timeout != null) {
-      JdbcWorkerIdAssigner.builder().statementTimeout(WorkerIdAssigners.parseDuration(JDBC_STATEMENT_TIMEOUT, timeout));
+    return url;
+  }
+
+  /** A builder with the table, table creation and statement timeout: every setting but the connection. */
+  private static JdbcWorkerIdAssigner.Builder builder(SettingsReader props) {
+    JdbcWorkerIdAssigner.Builder b = JdbcWorkerIdAssigner.builder()
+        .table(props.string(JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
+        .createTable(props.bool(JDBC_CREATE_TABLE, false));
+    if (props.has(JDBC_STATEMENT_TIMEOUT)) {
+      b.statementTimeout(props.duration(JDBC_STATEMENT_TIMEOUT, Duration.ofSeconds(1), Duration.ofHours(1),
+          Duration.ofSeconds(5)));
     }
+    return b;
   }
 }

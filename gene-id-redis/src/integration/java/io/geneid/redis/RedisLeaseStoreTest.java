@@ -221,8 +221,8 @@ class RedisLeaseStoreTest {
       store.forgetPool(space);
     }
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "redis")))
-        .hasMessage("worker-assigner=redis needs the property 'redis-uri'");
+        .hasMessage("redis-uri is required: a Redis URI such as redis://127.0.0.1:6379/0");
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "redis", "redis-url", "x")))
-        .hasMessageStartingWith("unknown property 'redis-url' for worker-assigner=redis; known properties: ");
+        .hasMessageStartingWith("worker-assigner=redis has no property 'redis-url'; allowed: ");
   }
 }

@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
@@ -181,9 +182,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
-      if (timeout.compareTo(Duration.ofMillis(10)) < 0 || timeout.compareTo(Duration.ofSeconds(60)) > 0) {
-        throw new IllegalArgumentException("timeout must be in [PT0.01S, PT1M] but was " + timeout);
-      }
+      Checks.duration("timeout", timeout, Duration.ofMillis(10), Duration.ofSeconds(60));
       if (connection != null) {
         String where = "connection " + connection;
         checkPersistence(connection.sync(), where, allowWithoutPersistence);

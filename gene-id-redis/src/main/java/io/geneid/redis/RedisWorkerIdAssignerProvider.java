@@ -3,7 +3,8 @@ package io.geneid.redis;
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
-import java.util.Map;
+import io.geneid.core.settings.SettingsReader;
+import java.time.Duration;
 import java.util.Set;
 
 /**
@@ -29,28 +30,31 @@ public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProv
   }
 
   @Override
-  public WorkerIdAssigner create(Map<String, String> props) {
+  public WorkerIdAssigner create(SettingsReader props) {
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
     RedisWorkerIdAssigner.Builder b = RedisWorkerIdAssigner.builder()
-        .redisUri(WorkerIdAssigners.required(props, REDIS_URI, type()))
-        .keyPrefix(WorkerIdAssigners.string(props, REDIS_KEY_PREFIX, RedisWorkerIdAssigner.DEFAULT_KEY_PREFIX))
+        .redisUri(uri(props))
+        .keyPrefix(props.string(REDIS_KEY_PREFIX, RedisWorkerIdAssigner.DEFAULT_KEY_PREFIX))
         .leaseSettings(s);
-    if (props.containsKey(REDIS_TIMEOUT)) {
-      b.commandTimeout(WorkerIdAssigners.checkDuration(REDIS_TIMEOUT,
-          WorkerIdAssigners.duration(props, REDIS_TIMEOUT, s.ttl()), java.time.Duration.ofMillis(10), s.ttl()));
+    if (props.has(REDIS_TIMEOUT)) {
+      b.commandTimeout(timeout(props, s));
     }
     return b.build();
   }
 
   /** Checks {@code redis-uri} (present and parseable) and {@code redis-timeout} without connecting. */
   @Override
-  public void check(Map<String, String> props) {
+  public void check(SettingsReader props) {
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
-    String uri = WorkerIdAssigners.required(props, REDIS_URI, type());
-    RedisConnections.parse(REDIS_URI, uri);
-    if (props.containsKey(REDIS_TIMEOUT)) {
-      WorkerIdAssigners.checkDuration(REDIS_TIMEOUT, WorkerIdAssigners.duration(props, REDIS_TIMEOUT, s.ttl()),
-          java.time.Duration.ofMillis(10), s.ttl());
-    }
+    RedisConnections.parse(props.nameOf(REDIS_URI), uri(props));
+    timeout(props, s);
+  }
+
+  private static String uri(SettingsReader props) {
+    return props.requiredString(REDIS_URI, "a Redis URI such as redis://127.0.0.1:6379/0");
+  }
+
+  private static Duration timeout(SettingsReader props, WorkerIdAssigners.LeaseSettings s) {
+    return props.duration(REDIS_TIMEOUT, Duration.ofMillis(10), s.ttl(), s.ttl());
   }
 }

@@ -1,5 +1,6 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.Genes;
 import java.util.ArrayList;
@@ -71,7 +72,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   public static final String TYPE = "GENE_MOD";
 
   static final String SHARDING_COUNT = GeneRouting.SHARDING_COUNT;
-  static final String GENE_BITS = AlgorithmProps.GENE_BITS;
+  static final String GENE_BITS = SettingsReader.GENE_BITS;
   static final String GENE_DIVISOR = GeneRouting.GENE_DIVISOR;
   private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR);
 
@@ -89,7 +90,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
    */
   @Override
   public void init(Properties props) {
-    AlgorithmProps p = AlgorithmProps.of(TYPE, props, PROPERTIES);
+    SettingsReader p = AlgorithmProps.of(TYPE, props, PROPERTIES);
     int bits = p.geneBits();
     long geneCount = 1L << bits;
     int count = (int) p.requiredLong(SHARDING_COUNT, 1, geneCount);

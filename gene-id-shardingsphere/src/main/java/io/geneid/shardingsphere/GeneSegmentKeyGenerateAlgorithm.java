@@ -1,11 +1,12 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneContext;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.segment.SegmentSettings;
 import io.geneid.core.internal.GeneSpread;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -49,6 +50,8 @@ import org.slf4j.LoggerFactory;
  *       <td>0.1</td></tr>
  *   <tr><td>fetch-timeout</td><td>how long an INSERT with no value left waits for the store, in [1ms, 10m]</td>
  *       <td>10s</td></tr>
+ *   <tr><td>prefetch-retry</td><td>pause between background fetch attempts while the store fails, in [0, 10m]</td>
+ *       <td>1s</td></tr>
  *   <tr><td>jdbc-url, jdbc-username, jdbc-password</td><td>the database of the segment table (DriverManager; keep
  *       it outside ShardingSphere)</td><td>url required</td></tr>
  *   <tr><td>jdbc-table</td><td>the segment table</td><td>gene_id_segment</td></tr>
@@ -76,12 +79,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
 
   static final String SEGMENT_STORE = "segment-store";
   static final String BIZ_TAG = "biz-tag";
-  static final String GENE_BITS = AlgorithmProps.GENE_BITS;
-  static final String MIN_STEP = "min-step";
-  static final String MAX_STEP = "max-step";
-  static final String SEGMENT_DURATION = "segment-duration";
-  static final String PREFETCH_RATIO = "prefetch-ratio";
-  static final String FETCH_TIMEOUT = "fetch-timeout";
+  static final String GENE_BITS = SettingsReader.GENE_BITS;
   static final String JDBC_URL = "jdbc-url";
   static final String JDBC_USERNAME = "jdbc-username";
   static final String JDBC_PASSWORD = "jdbc-password";
@@ -91,8 +89,8 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   static final String REDIS_KEY_PREFIX = "redis-key-prefix";
   static final String REDIS_ALLOW_WITHOUT_PERSISTENCE = "redis-allow-without-persistence";
 
-  private static final List<String> GENERATOR_PROPERTIES = List.of(SEGMENT_STORE, BIZ_TAG, GENE_BITS, MIN_STEP,
-      MAX_STEP, SEGMENT_DURATION, PREFETCH_RATIO, FETCH_TIMEOUT);
+  private static final List<String> GENERATOR_PROPERTIES = concat(List.of(SEGMENT_STORE, BIZ_TAG),
+      SegmentSettings.KEYS);
   private static final List<String> JDBC_PROPERTIES = List.of(JDBC_URL, JDBC_USERNAME, JDBC_PASSWORD, JDBC_TABLE,
       JDBC_CREATE_TABLE);
   private static final List<String> REDIS_PROPERTIES = List.of(REDIS_URI, REDIS_KEY_PREFIX,
@@ -107,15 +105,22 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   private static final ConcurrentMap<String, String> SETTINGS_BY_KEY = new ConcurrentHashMap<>();
 
   /** What the properties say; checked in {@link #init(Properties)}. */
-  record Settings(SegmentStores.Config store, @Nullable String bizTag, int geneBits, long minStep, long maxStep,
-      Duration segmentDuration, double prefetchRatio, Duration fetchTimeout) {
+  record Settings(SegmentStores.Config store, @Nullable String bizTag, SegmentSettings generator) {
 
     /** The settings that must agree between configurations sharing one generator. */
     String generatorSettings() {
-      return GENE_BITS + "=" + geneBits + ", " + MIN_STEP + "=" + minStep + ", " + MAX_STEP + "=" + maxStep + ", "
-          + SEGMENT_DURATION + "=" + segmentDuration.toMillis() + "ms, " + PREFETCH_RATIO + "=" + prefetchRatio
-          + ", " + FETCH_TIMEOUT + "=" + fetchTimeout.toMillis() + "ms";
+      return generator.toString();
     }
+
+    int geneBits() {
+      return generator.geneBits();
+    }
+  }
+
+  private static List<String> concat(List<String> a, List<String> b) {
+    List<String> all = new ArrayList<>(a);
+    all.addAll(b);
+    return List.copyOf(all);
   }
 
   private @Nullable Settings settings;
@@ -146,7 +151,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     }
     List<String> allowed = new ArrayList<>(GENERATOR_PROPERTIES);
     allowed.addAll(storeType.equals("jdbc") ? JDBC_PROPERTIES : REDIS_PROPERTIES);
-    AlgorithmProps p = AlgorithmProps.of(TYPE, props, allowed);
+    SettingsReader p = AlgorithmProps.of(TYPE, props, allowed);
     SegmentStores.requireModule(storeType, SEGMENT_STORE);
 
     String bizTag = null;
@@ -157,26 +162,14 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
             + " characters but was '" + bizTag + "'");
       }
     }
-    int geneBits = p.geneBits();
-    long minStep = p.longValue(MIN_STEP, 1, GeneSegmentGenerator.Builder.MAX_STEP,
-        GeneSegmentGenerator.Builder.DEFAULT_MIN_STEP);
-    long maxStep = p.longValue(MAX_STEP, minStep, GeneSegmentGenerator.Builder.MAX_STEP,
-        Math.max(GeneSegmentGenerator.Builder.DEFAULT_MAX_STEP, minStep));
-    Duration segmentDuration = p.duration(SEGMENT_DURATION, Duration.ofSeconds(1), Duration.ofDays(1),
-        GeneSegmentGenerator.Builder.DEFAULT_SEGMENT_DURATION);
-    double prefetchRatio = p.doubleValue(PREFETCH_RATIO, 0.0, 0.9,
-        GeneSegmentGenerator.Builder.DEFAULT_PREFETCH_RATIO);
-    Duration fetchTimeout = p.duration(FETCH_TIMEOUT, Duration.ofMillis(1), Duration.ofMinutes(10),
-        GeneSegmentGenerator.Builder.DEFAULT_FETCH_TIMEOUT);
-    Settings parsed = new Settings(store(storeType, p), bizTag, geneBits, minStep, maxStep, segmentDuration,
-        prefetchRatio, fetchTimeout);
+    Settings parsed = new Settings(store(storeType, p), bizTag, SegmentSettings.read(p));
     if (bizTag != null) {
       checkConflict(parsed, bizTag);
     }
     this.settings = parsed;
   }
 
-  private static SegmentStores.Config store(String type, AlgorithmProps p) {
+  private static SegmentStores.Config store(String type, SettingsReader p) {
     Map<String, String> props = new TreeMap<>();
     if (type.equals("jdbc")) {
       String url = p.requiredString(JDBC_URL, "a JDBC URL such as jdbc:mariadb://127.0.0.1:3306/app");
@@ -307,8 +300,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     }
     GeneSegmentGenerator generator = (GeneSegmentGenerator) GeneIdRegistry.shared(key, () -> {
       GeneSegmentGenerator created = GeneSegmentGenerator.builder(SegmentStores.shared(s.store()), tag)
-          .geneBits(s.geneBits()).minStep(s.minStep()).maxStep(s.maxStep()).segmentDuration(s.segmentDuration())
-          .prefetchRatio(s.prefetchRatio()).fetchTimeout(s.fetchTimeout()).build();
+          .settings(s.generator()).build();
       LOG.info("{} issues ids of tag '{}' from {}", TYPE, tag, created);
       return created;
     });

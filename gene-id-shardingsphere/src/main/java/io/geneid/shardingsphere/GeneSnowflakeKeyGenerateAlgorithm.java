@@ -8,23 +8,12 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.internal.GeneSpread;
-import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
-import java.time.DateTimeException;
-import java.time.Instant;
-import java.time.LocalDate;
-import java.time.ZoneOffset;
-import java.time.ZonedDateTime;
-import java.time.format.DateTimeFormatter;
+import io.geneid.core.settings.SettingsReader;
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.Date;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
 import java.util.Properties;
-import java.util.TreeMap;
-import java.util.TreeSet;
 import org.apache.shardingsphere.infra.algorithm.core.context.AlgorithmSQLContext;
 import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
 import org.jspecify.annotations.Nullable;
@@ -74,7 +63,7 @@ import org.slf4j.LoggerFactory;
  * <h2>Leased worker ids</h2>
  * With {@code worker-assigner: redis} (add {@code io.geneid:gene-id-redis}) or {@code jdbc} (add
  * {@code io.geneid:gene-id-jdbc}) the worker id is leased from a shared store through
- * {@link WorkerIdAssigners#sharedGenerator(Map)}, which also reads the assigner's properties: {@code space},
+ * {@link WorkerIdAssigners#sharedGenerator(SettingsReader)}, which also reads the assigner's properties: {@code space},
  * {@code worker-id-min}, {@code worker-id-max}, {@code lease-ttl}, {@code lease-renew-interval},
  * {@code lease-acquire-timeout}, {@code lease-owner}, {@code clock-backwards-max-wait}, and per store
  * {@code redis-uri}, {@code redis-key-prefix}, {@code redis-timeout} or {@code jdbc-url}, {@code jdbc-username},
@@ -103,14 +92,12 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static final String TIMESTAMP_BITS = "timestamp-bits";
   static final String WORKER_BITS = "worker-bits";
   static final String SEQUENCE_BITS = "sequence-bits";
-  static final String GENE_BITS = AlgorithmProps.GENE_BITS;
+  static final String GENE_BITS = SettingsReader.GENE_BITS;
   static final String MAX_BORROW_MILLIS = "max-borrow-millis";
   static final String WORKER_ASSIGNER = WorkerIdAssigners.WORKER_ASSIGNER;
   private static final String STATIC = "static";
-  private static final List<String> LAYOUT_PROPERTIES = List.of(EPOCH, TIMESTAMP_BITS, WORKER_BITS, SEQUENCE_BITS,
-      GENE_BITS, MAX_BORROW_MILLIS);
-  private static final List<String> STATIC_PROPERTIES = concat(List.of(WORKER_ASSIGNER, WORKER_ID),
-      LAYOUT_PROPERTIES);
+  private static final List<String> STATIC_PROPERTIES = List.of(WORKER_ASSIGNER, WORKER_ID, EPOCH, TIMESTAMP_BITS,
+      WORKER_BITS, SEQUENCE_BITS, GENE_BITS, MAX_BORROW_MILLIS);
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneSnowflakeKeyGenerateAlgorithm.class);
 
@@ -118,9 +105,9 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
    * What the properties say; checked in {@link #init(Properties)}.
    *
    * @param workerId the static worker id, or -1 with a lease
-   * @param lease the properties for {@link WorkerIdAssigners#sharedGenerator(Map)}, or null for a static worker id
+   * @param lease the properties for {@link WorkerIdAssigners#sharedGenerator(SettingsReader)}, or null for a static worker id
    */
-  record Settings(GeneIdLayout layout, long workerId, long maxBorrowMillis, @Nullable Map<String, String> lease) {}
+  record Settings(GeneIdLayout layout, long workerId, long maxBorrowMillis, @Nullable SettingsReader lease) {}
 
   private @Nullable Settings settings;
   private volatile @Nullable GeneIdGenerator generator;
@@ -159,121 +146,37 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     this.settings = parsed;
   }
 
-  static Settings parse(AlgorithmProps props) {
-    GeneIdLayout layout = parseLayout(props);
+  static Settings parse(SettingsReader props) {
+    GeneIdLayout layout = props.layout();
     long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
-    long maxBorrowMillis = props.longValue(MAX_BORROW_MILLIS, 0, 60_000,
+    long maxBorrowMillis = props.longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
         GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
     return new Settings(layout, workerId, maxBorrowMillis, null);
   }
 
   /**
-   * The settings of a leased worker id: the layout read here (same rules and messages as with a static id), every
-   * property handed to {@link WorkerIdAssigners#check(Map)} as text, with the epoch as Unix milliseconds.
+   * The settings of a leased worker id: the properties as a reader for {@link WorkerIdAssigners#check(SettingsReader)}
+   * and, on first use, {@link WorkerIdAssigners#sharedGenerator(SettingsReader)}; every message names the property
+   * as {@code GENE_SNOWFLAKE property '<name>'}.
    */
   private static Settings parseLeased(String assigner, Properties props) {
-    WorkerIdAssignerProvider provider;
     try {
-      provider = WorkerIdAssigners.provider(assigner);
+      WorkerIdAssigners.provider(assigner);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + ": " + e.getMessage(), e);
     }
-    TreeSet<String> assignerKeys = new TreeSet<>(WorkerIdAssigners.COMMON_ASSIGNER_KEYS);
-    assignerKeys.add(WorkerIdAssigners.CLOCK_BACKWARDS_MAX_WAIT);
-    assignerKeys.addAll(provider.propertyKeys());
-    assignerKeys.remove(WORKER_ASSIGNER);
-    AlgorithmProps p = AlgorithmProps.of(TYPE, props,
-        concat(concat(List.of(WORKER_ASSIGNER), LAYOUT_PROPERTIES), List.copyOf(assignerKeys)));
-    GeneIdLayout layout = parseLayout(p);
-    long maxBorrowMillis = p.longValue(MAX_BORROW_MILLIS, 0, 60_000,
-        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
-    Map<String, String> lease = new TreeMap<>();
-    props.forEach((k, v) -> lease.put(String.valueOf(k), String.valueOf(v).trim()));
-    lease.put(WORKER_ASSIGNER, assigner);
-    lease.put(EPOCH, Long.toString(layout.epoch().toEpochMilli()));
-    lease.put(TIMESTAMP_BITS, Integer.toString(layout.timestampBits()));
-    lease.put(WORKER_BITS, Integer.toString(layout.workerBits()));
-    lease.put(SEQUENCE_BITS, Integer.toString(layout.sequenceBits()));
-    lease.put(GENE_BITS, Integer.toString(layout.geneBits()));
-    lease.put(MAX_BORROW_MILLIS, Long.toString(maxBorrowMillis));
-    try {
-      WorkerIdAssigners.check(lease);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(TYPE + ": " + e.getMessage(), e);
-    }
-    return new Settings(layout, -1, maxBorrowMillis, Map.copyOf(lease));
-  }
-
-  private static List<String> concat(List<String> a, List<String> b) {
-    List<String> all = new ArrayList<>(a);
-    all.addAll(b);
-    return List.copyOf(all);
-  }
-
-  private static GeneIdLayout parseLayout(AlgorithmProps props) {
-    GeneIdLayout defaults = GeneIdLayout.defaults();
-    int timestampBits = (int) props.longValue(TIMESTAMP_BITS, GeneIdLayout.MIN_TIMESTAMP_BITS, 63,
-        defaults.timestampBits());
-    int workerBits = (int) props.longValue(WORKER_BITS, 0, GeneIdLayout.MAX_FIELD_BITS, defaults.workerBits());
-    int sequenceBits = (int) props.longValue(SEQUENCE_BITS, 0, GeneIdLayout.MAX_FIELD_BITS,
-        defaults.sequenceBits());
-    int geneBits = props.geneBits();
-    Instant epoch = props.has(EPOCH) ? epoch(props) : defaults.epoch();
+    SettingsReader lease = SettingsReader.of(props).ownedBy(TYPE);
     GeneIdLayout layout;
     try {
-      layout = GeneIdLayout.builder().epoch(epoch).timestampBits(timestampBits).workerBits(workerBits)
-          .sequenceBits(sequenceBits).geneBits(geneBits).build();
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(TYPE + " properties " + EPOCH + "=" + epoch + ", " + TIMESTAMP_BITS + "="
-          + timestampBits + ", " + WORKER_BITS + "=" + workerBits + ", " + SEQUENCE_BITS + "=" + sequenceBits + ", "
-          + GENE_BITS + "=" + geneBits + " make no valid layout: " + e.getMessage()
-          + " (the four widths must add up to 63; defaults 41, 8, 8, 6)", e);
+      layout = WorkerIdAssigners.check(lease);
+    } catch (IllegalArgumentException e) { // a store builder's own check names the key but not the algorithm
+      throw String.valueOf(e.getMessage()).startsWith(TYPE) ? e : new IllegalArgumentException(TYPE + ": "
+          + e.getMessage(), e);
     }
-    return layout;
+    long maxBorrowMillis = lease.longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
+        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
+    return new Settings(layout, -1, maxBorrowMillis, lease);
   }
-
-  /**
-   * The epoch as written: an ISO-8601 instant, a date (UTC), Unix milliseconds, or what ShardingSphere makes of an
-   * unquoted YAML timestamp or date ({@code java.util.Date}, or its {@code toString()} text, which keeps seconds).
-   * Milliseconds before 2000 are refused: they are almost always seconds.
-   */
-  private static Instant epoch(AlgorithmProps props) {
-    Object raw = props.raw(EPOCH);
-    if (raw instanceof Date) { // an unquoted YAML date or timestamp
-      return ((Date) raw).toInstant();
-    }
-    String text = String.valueOf(raw).trim();
-    Instant epoch;
-    try {
-      if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
-        epoch = Instant.ofEpochMilli(Long.parseLong(text));
-        if (epoch.isBefore(EARLIEST_MILLIS_EPOCH)) {
-          throw new IllegalArgumentException(TYPE + " property '" + EPOCH + "' must be Unix milliseconds from "
-              + EARLIEST_MILLIS_EPOCH + " on, an ISO-8601 instant or a date, but was " + text + " (" + epoch
-              + "): that looks like seconds; write " + text + "000 or " + Instant.ofEpochSecond(Long.parseLong(text)));
-        }
-        return epoch;
-      }
-      if (text.length() == 10) {
-        return LocalDate.parse(text).atStartOfDay(ZoneOffset.UTC).toInstant();
-      }
-      if (!text.isEmpty() && Character.isLetter(text.charAt(0))) {
-        // ShardingSphere hands an unquoted YAML timestamp over as Date.toString(): "Wed Jan 01 00:00:00 UTC 2025"
-        return ZonedDateTime.parse(text, DATE_TO_STRING).toInstant();
-      }
-      return Instant.parse(text);
-    } catch (DateTimeException | NumberFormatException e) {
-      throw new IllegalArgumentException(TYPE + " property '" + EPOCH + "' must be an ISO-8601 instant such as "
-          + GeneIdLayout.DEFAULT_EPOCH + ", a date such as 2025-01-01 (UTC) or Unix milliseconds but was '" + raw
-          + "'", e);
-    }
-  }
-
-  /** The text of {@link Date#toString()}. */
-  private static final DateTimeFormatter DATE_TO_STRING =
-      DateTimeFormatter.ofPattern("EEE MMM dd HH:mm:ss zzz yyyy", Locale.US);
-  /** Epochs given in milliseconds must not be earlier: an earlier one was almost surely written in seconds. */
-  private static final Instant EARLIEST_MILLIS_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
 
   /** The genes of root rows: one spread per logical table. */
   private final TableSpreads spreads = new TableSpreads();
@@ -330,7 +233,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
    * on the JVM-wide leased generator for these lease properties (its lease is acquired here, on first use).
    */
   private static GeneIdGenerator createGenerator(Settings s) {
-    Map<String, String> lease = s.lease();
+    SettingsReader lease = s.lease();
     if (lease != null) {
       return WorkerIdAssigners.sharedGenerator(lease);
     }
@@ -378,10 +281,10 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     if (s == null) {
       return TYPE + "[not initialised]";
     }
-    Map<String, String> lease = s.lease();
+    SettingsReader lease = s.lease();
     String worker = lease == null ? "workerId=" + s.workerId()
-        : WORKER_ASSIGNER + "=" + lease.get(WORKER_ASSIGNER) + ", space="
-            + lease.getOrDefault(WorkerIdAssigners.SPACE, WorkerIdAssigners.DEFAULT_SPACE);
+        : WORKER_ASSIGNER + "=" + lease.string(WORKER_ASSIGNER, STATIC) + ", space="
+            + lease.string(WorkerIdAssigners.SPACE, WorkerIdAssigners.DEFAULT_SPACE);
     return TYPE + "[" + worker + ", " + s.layout() + ", maxBorrowMillis=" + s.maxBorrowMillis() + "]";
   }
 }

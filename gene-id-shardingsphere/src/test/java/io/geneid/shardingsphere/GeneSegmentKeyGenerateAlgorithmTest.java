@@ -109,7 +109,7 @@ class GeneSegmentKeyGenerateAlgorithmTest {
   void initReachesNoStoreWhichIsReachedOnFirstUse() {
     GeneSegmentKeyGenerateAlgorithm algorithm = algorithm("segment-store", "redis", "redis-uri", NOWHERE);
     assertThat(algorithm).hasToString("GENE_SEGMENT[segment-store=redis, biz-tag=<logical table>, gene-bits=6,"
-        + " min-step=1000, max-step=1000000, segment-duration=600000ms, prefetch-ratio=0.1, fetch-timeout=10000ms]");
+        + " min-step=1000, max-step=1000000, segment-duration=600000ms, prefetch-ratio=0.1, fetch-timeout=10000ms, prefetch-retry=1000ms]");
     assertThatThrownBy(() -> keys(algorithm, "t_order", 1))
         .isInstanceOf(GeneIdException.class)
         .hasMessageStartingWith("cannot reach the segment store, Redis at redis://127.0.0.1:1/0");
@@ -123,10 +123,10 @@ class GeneSegmentKeyGenerateAlgorithmTest {
     assertThatThrownBy(() -> jdbc("biz-tag", "orders", "gene-bits", 4))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("GENE_SEGMENT with gene-bits=4, min-step=5, max-step=5, segment-duration=600000ms,"
-            + " prefetch-ratio=0.1, fetch-timeout=10000ms conflicts with the generator this JVM already has for the"
+            + " prefetch-ratio=0.1, fetch-timeout=10000ms, prefetch-retry=1000ms conflicts with the generator this JVM already has for the"
             + " same store and tag (jdbc store at h2:mem:gid_ss_segment_")
         .hasMessageEndingWith(", tag orders) with gene-bits=6, min-step=5, max-step=5, segment-duration=600000ms,"
-            + " prefetch-ratio=0.1, fetch-timeout=10000ms; configure the same settings to share it");
+            + " prefetch-ratio=0.1, fetch-timeout=10000ms, prefetch-retry=1000ms; configure the same settings to share it");
   }
 
   @Test
@@ -138,11 +138,11 @@ class GeneSegmentKeyGenerateAlgorithmTest {
         .hasMessage("GENE_SEGMENT property 'segment-store' must be jdbc or redis but was 'mongo'");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc", "jdbc-url", h2, "redis-uri", NOWHERE))
         .hasMessage("GENE_SEGMENT has no property 'redis-uri'; allowed: segment-store, biz-tag, gene-bits, min-step,"
-            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, jdbc-url, jdbc-username, jdbc-password,"
+            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, jdbc-url, jdbc-username, jdbc-password,"
             + " jdbc-table, jdbc-create-table");
     assertThatThrownBy(() -> algorithm("segment-store", "redis", "redis-uri", NOWHERE, "step", 10))
         .hasMessage("GENE_SEGMENT has no property 'step'; allowed: segment-store, biz-tag, gene-bits, min-step,"
-            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, redis-uri, redis-key-prefix,"
+            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, redis-uri, redis-key-prefix,"
             + " redis-allow-without-persistence");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc"))
         .hasMessage("GENE_SEGMENT property 'jdbc-url' is required: a JDBC URL such as"

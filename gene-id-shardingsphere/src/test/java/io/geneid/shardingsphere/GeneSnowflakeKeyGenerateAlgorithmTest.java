@@ -133,10 +133,8 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
     assertThatThrownBy(() -> algorithm("worker-id", "one"))
         .hasMessage("GENE_SNOWFLAKE property 'worker-id' must be a whole number in [0, 255] but was 'one'");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "gene-bits", 7))
-        .hasMessage("GENE_SNOWFLAKE properties epoch=2025-01-01T00:00:00Z, timestamp-bits=41, worker-bits=8,"
-            + " sequence-bits=8, gene-bits=7 make no valid layout: timestampBits + workerBits + sequenceBits +"
-            + " geneBits must be 63 but was 64 (41 + 8 + 8 + 7) (the four widths must add up to 63; defaults 41, 8,"
-            + " 8, 6)");
+        .hasMessage("GENE_SNOWFLAKE properties timestamp-bits + worker-bits + sequence-bits + gene-bits must be 63"
+            + " but was 64 (41 + 8 + 8 + 7); the defaults are 41, 8, 8, 6");
     assertThat(algorithm("worker-id", 1, "epoch", "Wed Jan 01 00:00:00 UTC 2025").layout().epoch())
         .isEqualTo(Instant.parse("2025-01-01T00:00:00Z")); // ShardingSphere's text of an unquoted YAML timestamp
     assertThatThrownBy(() -> algorithm("worker-id", 1, "epoch", "1735689600"))
@@ -181,29 +179,29 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
   void badLeasePropertiesFailAtInitNamingTheProperty() {
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "space", "s"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("GENE_SNOWFLAKE: worker-assigner=redis needs the property 'redis-uri'");
+        .hasMessage("GENE_SNOWFLAKE property 'redis-uri' is required: a Redis URI such as redis://127.0.0.1:6379/0");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "lease-ttl", "soon"))
-        .hasMessage("GENE_SNOWFLAKE: lease-ttl must be a duration such as 30s, 1500ms or PT30S but was 'soon'");
+        .hasMessage("GENE_SNOWFLAKE property 'lease-ttl' must be a duration such as 30s, 1500ms or PT30S but was 'soon'");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "lease-ttl", "10ms"))
-        .hasMessage("GENE_SNOWFLAKE: lease-ttl must be in [100ms, 3600000ms] but was 10ms");
+        .hasMessage("GENE_SNOWFLAKE property 'lease-ttl' must be in [100ms, 3600000ms] but was 10ms");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "space", "a b"))
-        .hasMessage("GENE_SNOWFLAKE: space must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was 'a b'");
+        .hasMessage("GENE_SNOWFLAKE property 'space' must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was 'a b'");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "lease-ttl", "3s",
         "lease-renew-interval", "3s"))
-        .hasMessage("GENE_SNOWFLAKE: lease-renew-interval must be in [10ms, 3000ms) (below lease-ttl) but was 3000ms");
+        .hasMessage("GENE_SNOWFLAKE property 'lease-renew-interval' must be in [10ms, 3000ms) (below lease-ttl) but was 3000ms");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", "http://x"))
-        .hasMessageStartingWith("GENE_SNOWFLAKE: redis-uri must be a Redis URI such as redis://127.0.0.1:6379/0 or"
+        .hasMessageStartingWith("GENE_SNOWFLAKE property 'redis-uri' must be a Redis URI such as redis://127.0.0.1:6379/0 or"
             + " redis://:password@host:6379/0 but was 'http://x' (");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "worker-id", 3))
-        .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'worker-id'; allowed: worker-assigner, epoch,"
-            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis, clock-backwards-max-wait,"
-            + " lease-acquire-timeout, lease-owner, lease-renew-interval, lease-ttl, redis-key-prefix,"
-            + " redis-timeout, redis-uri, space, worker-id-max, worker-id-min");
+        .hasMessage("GENE_SNOWFLAKE with worker-assigner=redis has no property 'worker-id'; allowed:"
+            + " clock-backwards-max-wait, epoch, gene-bits, lease-acquire-timeout, lease-owner, lease-renew-interval,"
+            + " lease-ttl, max-borrow-millis, redis-key-prefix, redis-timeout, redis-uri, sequence-bits, space,"
+            + " timestamp-bits, worker-assigner, worker-bits, worker-id-max, worker-id-min");
     assertThatThrownBy(() -> algorithm("worker-assigner", "jdbc", "jdbc-url", "mariadb://x"))
-        .hasMessage("GENE_SNOWFLAKE: jdbc-url must be a JDBC URL starting with jdbc: but was 'mariadb://x'");
+        .hasMessage("GENE_SNOWFLAKE property 'jdbc-url' must be a JDBC URL starting with jdbc: but was 'mariadb://x'");
     assertThatThrownBy(() -> algorithm("worker-assigner", "jdbc", "jdbc-url", "jdbc:h2:mem:x",
         "jdbc-create-table", "yes"))
-        .hasMessage("GENE_SNOWFLAKE: jdbc-create-table must be true or false but was 'yes'");
+        .hasMessage("GENE_SNOWFLAKE property 'jdbc-create-table' must be true or false but was 'yes'");
     assertThatThrownBy(() -> algorithm("worker-assigner", "jdbc", "jdbc-url", "jdbc:h2:mem:x",
         "jdbc-table", "drop table"))
         .hasMessageStartingWith("GENE_SNOWFLAKE: jdbc-table must be a plain SQL name");

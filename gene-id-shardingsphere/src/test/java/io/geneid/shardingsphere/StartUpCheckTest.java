@@ -69,11 +69,11 @@ class StartUpCheckTest {
     Throwable typo = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
         "worker-assigner: redis\nredis-url: redis://127.0.0.1:6379", "sharding-count: 2", DIVISOR_2)));
     assertThat(typo).isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'redis-url'; allowed: worker-assigner, epoch,");
+        .hasMessageStartingWith("GENE_SNOWFLAKE with worker-assigner=redis has no property 'redis-url'; allowed: clock-backwards-max-wait, epoch,");
     Throwable ttl = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
         "worker-assigner: redis\nredis-uri: redis://127.0.0.1:6379\nlease-ttl: forever", "sharding-count: 2",
         DIVISOR_2)));
-    assertThat(ttl).hasMessage("GENE_SNOWFLAKE: lease-ttl must be a duration such as 30s, 1500ms or PT30S but was"
+    assertThat(ttl).hasMessage("GENE_SNOWFLAKE property 'lease-ttl' must be a duration such as 30s, 1500ms or PT30S but was"
         + " 'forever'");
   }
 

@@ -60,7 +60,7 @@ public final class Ceilings {
     String ours = "V" + (63 - g) + " G" + g;
     String oursBasis = perFetch + " (step adapts from " + step + " up to "
         + String.format(Locale.ROOT, "%,d", Math.max(Long.parseLong(params.getOrDefault("step", "1")),
-            GeneSegmentGenerator.Builder.DEFAULT_MAX_STEP)) + ")";
+            io.geneid.core.segment.SegmentSettings.defaults().maxStep())) + ")";
     switch (method) {
       case "geneSegmentSpread":
         return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextId(), spread", ours, oursBasis);

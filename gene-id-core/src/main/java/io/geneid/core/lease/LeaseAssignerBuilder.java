@@ -1,5 +1,6 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
@@ -77,7 +78,7 @@ public abstract class LeaseAssignerBuilder<B extends LeaseAssignerBuilder<B>> {
    * @throws IllegalArgumentException naming {@code lease-ttl} and its range
    */
   protected final WorkerIdAssigners.LeaseSettings leaseSettings() {
-    WorkerIdAssigners.checkDuration(WorkerIdAssigners.LEASE_TTL, ttl, WorkerIdAssigners.MIN_TTL,
+    Checks.duration(WorkerIdAssigners.LEASE_TTL, ttl, WorkerIdAssigners.MIN_TTL,
         WorkerIdAssigners.MAX_TTL);
     return new WorkerIdAssigners.LeaseSettings(space, minWorkerId, maxWorkerId, ttl,
         acquireTimeout != null ? acquireTimeout : ttl.multipliedBy(2), owner);

@@ -1,5 +1,6 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 
 import java.io.IOException;
@@ -338,7 +339,7 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
 
     /** How far ahead of the clock the mark is recorded, in [100ms, 1h]. Default 5 s. */
     public Builder ttl(Duration ttl) {
-      this.ttl = WorkerIdAssigners.checkDuration("lease-ttl", ttl, WorkerIdAssigners.MIN_TTL,
+      this.ttl = Checks.duration("lease-ttl", ttl, WorkerIdAssigners.MIN_TTL,
           WorkerIdAssigners.MAX_TTL);
       return this;
     }

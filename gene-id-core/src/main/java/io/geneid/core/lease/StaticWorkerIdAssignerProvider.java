@@ -1,7 +1,7 @@
 package io.geneid.core.lease;
 
 import java.nio.file.Path;
-import java.util.Map;
+import io.geneid.core.settings.SettingsReader;
 import java.util.Set;
 
 /**
@@ -32,24 +32,24 @@ public final class StaticWorkerIdAssignerProvider implements WorkerIdAssignerPro
   }
 
   @Override
-  public WorkerIdAssigner create(Map<String, String> props) {
+  public WorkerIdAssigner create(SettingsReader props) {
     StaticWorkerIdAssigner.Builder b = StaticWorkerIdAssigner.builder()
-        .space(WorkerIdAssigners.string(props, WorkerIdAssigners.SPACE, WorkerIdAssigners.DEFAULT_SPACE))
-        .ttl(WorkerIdAssigners.duration(props, WorkerIdAssigners.LEASE_TTL, StaticWorkerIdAssigner.DEFAULT_TTL))
-        .owner(WorkerIdAssigners.string(props, WorkerIdAssigners.LEASE_OWNER, WorkerIdAssigners.defaultOwner()));
-    boolean fromHostname = WorkerIdAssigners.bool(props, WORKER_ID_FROM_HOSTNAME, false);
-    if (fromHostname == props.containsKey(WORKER_ID)) {
-      throw new IllegalArgumentException("worker-assigner=static needs exactly one of " + WORKER_ID + " and "
-          + WORKER_ID_FROM_HOSTNAME + "=true");
+        .space(props.string(WorkerIdAssigners.SPACE, WorkerIdAssigners.DEFAULT_SPACE))
+        .ttl(props.duration(WorkerIdAssigners.LEASE_TTL, StaticWorkerIdAssigner.DEFAULT_TTL))
+        .owner(props.string(WorkerIdAssigners.LEASE_OWNER, WorkerIdAssigners.defaultOwner()));
+    boolean fromHostname = props.bool(WORKER_ID_FROM_HOSTNAME, false);
+    if (fromHostname == props.has(WORKER_ID)) {
+      throw new IllegalArgumentException("worker-assigner=static needs exactly one of " + props.nameOf(WORKER_ID)
+          + " and " + props.nameOf(WORKER_ID_FROM_HOSTNAME) + "=true");
     }
     if (fromHostname) {
-      String host = WorkerIdAssigners.string(props, HOSTNAME, "");
+      String host = props.string(HOSTNAME, "");
       b.workerIdFromHostname(host.isEmpty() ? StaticWorkerIdAssigner.localHostname() : host,
-          WorkerIdAssigners.longValue(props, WorkerIdAssigners.WORKER_ID_MIN, 0, 0, Integer.MAX_VALUE));
+          props.longValue(WorkerIdAssigners.WORKER_ID_MIN, 0, Integer.MAX_VALUE, 0));
     } else {
-      b.workerId(WorkerIdAssigners.longValue(props, WORKER_ID, -1, 0, Integer.MAX_VALUE));
+      b.workerId(props.requiredLong(WORKER_ID, 0, Integer.MAX_VALUE));
     }
-    String file = WorkerIdAssigners.string(props, MARK_FILE, "");
+    String file = props.string(MARK_FILE, "");
     if (!file.isEmpty()) {
       b.markFile(Path.of(file));
     }

@@ -1,6 +1,6 @@
 package io.geneid.core.lease;
 
-import java.util.Map;
+import io.geneid.core.settings.SettingsReader;
 import java.util.Set;
 
 /**
@@ -26,14 +26,14 @@ public interface WorkerIdAssignerProvider {
    *
    * @throws IllegalArgumentException for a missing or malformed property, naming the key and the allowed values
    */
-  WorkerIdAssigner create(Map<String, String> props);
+  WorkerIdAssigner create(SettingsReader props);
 
   /**
    * Checks this type's properties without creating an assigner or reaching its store, so that configuration can be
-   * validated at start-up with no side effect ({@link WorkerIdAssigners#check(Map)}). The default checks nothing
-   * beyond what {@link WorkerIdAssigners#check(Map)} does for every type.
+   * validated at start-up with no side effect ({@link WorkerIdAssigners#check(SettingsReader)}). The default checks nothing
+   * beyond what {@link WorkerIdAssigners#check(SettingsReader)} does for every type.
    *
    * @throws IllegalArgumentException for a missing or malformed property, naming the key and the allowed values
    */
-  default void check(Map<String, String> props) {}
+  default void check(SettingsReader props) {}
 }

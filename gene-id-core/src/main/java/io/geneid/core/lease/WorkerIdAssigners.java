@@ -1,16 +1,15 @@
 package io.geneid.core.lease;
 
-import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.settings.SettingsReader;
+import org.jspecify.annotations.Nullable;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +19,6 @@ import java.util.TreeMap;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
 /**
@@ -89,7 +87,9 @@ public final class WorkerIdAssigners {
   static final Duration MAX_TTL = Duration.ofHours(1);
 
   private static final Pattern SPACE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
-  private static final Pattern SIMPLE_DURATION = Pattern.compile("(\\d{1,12})\\s*(ms|s|m|h)?");
+  /** Keys whose values are durations. */
+  private static final Set<String> DURATION_KEYS = Set.of(LEASE_TTL, LEASE_RENEW_INTERVAL, LEASE_ACQUIRE_TIMEOUT,
+      CLOCK_BACKWARDS_MAX_WAIT, "redis-timeout", "jdbc-statement-timeout");
 
   private WorkerIdAssigners() {}
 
@@ -115,7 +115,18 @@ public final class WorkerIdAssigners {
    * @throws IllegalStateException if another generator of this JVM holds the worker id (a static one)
    * @throws WorkerIdExhaustedException if no worker id is free
    */
-  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(Map<String, String> props) {
+  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(Map<String, ?> props) {
+    return sharedGenerator(SettingsReader.of(props));
+  }
+
+  /**
+   * {@link #sharedGenerator(Map)} from a reader, whose messages name each key as its caller's user wrote it.
+   *
+   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
+   * @throws IllegalStateException if another generator of this JVM holds the worker id (a static one)
+   * @throws WorkerIdExhaustedException if no worker id is free
+   */
+  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(SettingsReader props) {
     WorkerIdAssignerProvider provider = checkedProvider(props);
     String key = canonicalKey(provider.type(), props);
     return GeneIdRegistry.acquire(key, () -> {
@@ -126,13 +137,15 @@ public final class WorkerIdAssigners {
   }
 
   /** A new leased generator for these properties, owned (and to be closed) by the caller. */
-  public static LeasedGeneGenerator generator(Map<String, String> props) {
-    return build(checkedProvider(props), props);
+  public static LeasedGeneGenerator generator(Map<String, ?> props) {
+    SettingsReader settings = SettingsReader.of(props);
+    return build(checkedProvider(settings), settings);
   }
 
   /** A new assigner for these properties ({@code worker-assigner} chooses the type). */
-  public static WorkerIdAssigner create(Map<String, String> props) {
-    return checkedProvider(props).create(props);
+  public static WorkerIdAssigner create(Map<String, ?> props) {
+    SettingsReader settings = SettingsReader.of(props);
+    return checkedProvider(settings).create(settings);
   }
 
   /**
@@ -161,77 +174,91 @@ public final class WorkerIdAssigners {
         + ("redis".equals(type) || "jdbc".equals(type) ? ": add io.geneid:gene-id-" + type + " to the class path" : ""));
   }
 
-  private static WorkerIdAssignerProvider checkedProvider(Map<String, String> props) {
-    WorkerIdAssignerProvider provider = provider(string(props, WORKER_ASSIGNER, "static"));
+  private static WorkerIdAssignerProvider checkedProvider(SettingsReader props) {
+    WorkerIdAssignerProvider provider = provider(props.string(WORKER_ASSIGNER, "static"));
     Set<String> known = new TreeSet<>(COMMON_ASSIGNER_KEYS);
     known.addAll(GENERATOR_KEYS);
     known.addAll(provider.propertyKeys());
-    for (String key : props.keySet()) {
-      if (!known.contains(key)) {
-        throw new IllegalArgumentException("unknown property '" + key + "' for " + WORKER_ASSIGNER + "="
-            + provider.type() + "; known properties: " + String.join(", ", known));
-      }
-    }
+    props.requireKnown(known, WORKER_ASSIGNER + "=" + provider.type());
     return provider;
+  }
+
+  /** {@link #check(SettingsReader)} of a map whose messages name keys as they are. */
+  public static GeneIdLayout check(Map<String, ?> props) {
+    return check(SettingsReader.of(props));
   }
 
   /**
    * Checks properties as {@link #sharedGenerator(Map)} reads them, without creating an assigner, reaching a store or
    * acquiring a lease: the {@code worker-assigner} type is on the class path, every key is known, the layout, the
    * generator settings and the lease settings are valid, and the provider accepts its own keys
-   * ({@link WorkerIdAssignerProvider#check(Map)}). For start-up checks of objects that acquire their lease later.
+   * ({@link WorkerIdAssignerProvider#check(SettingsReader)}). For start-up checks of objects that acquire their
+   * lease later.
    *
    * @return the layout the generator will use
    * @throws IllegalArgumentException for an unknown key or a bad value, naming it
    */
-  public static GeneIdLayout check(Map<String, String> props) {
+  public static GeneIdLayout check(SettingsReader props) {
     WorkerIdAssignerProvider provider = checkedProvider(props);
-    GeneIdLayout layout = layout(props);
-    longValue(props, MAX_BORROW_MILLIS, GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS, 0, 60_000);
-    ClockBackwardsPolicy.waitUpTo(duration(props, CLOCK_BACKWARDS_MAX_WAIT, ClockBackwardsPolicy.DEFAULT.maxWait()));
+    GeneIdLayout layout = props.layout();
+    generatorSettings(props);
     Duration ttl;
     if (provider instanceof StaticWorkerIdAssignerProvider) {
-      ttl = duration(props, LEASE_TTL, StaticWorkerIdAssigner.DEFAULT_TTL);
+      ttl = props.duration(LEASE_TTL, MIN_TTL, MAX_TTL, StaticWorkerIdAssigner.DEFAULT_TTL);
     } else {
       LeaseSettings s = leaseSettings(props);
       poolRange(s.space(), s.minWorkerId(), s.maxWorkerId(), layout.maxWorkerId());
       ttl = s.ttl();
     }
-    if (props.containsKey(LEASE_RENEW_INTERVAL)) {
-      Duration renew = duration(props, LEASE_RENEW_INTERVAL, Duration.ZERO);
-      if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
-        throw new IllegalArgumentException(LEASE_RENEW_INTERVAL + " must be in [10ms, " + ttl.toMillis()
-            + "ms) (below " + LEASE_TTL + ") but was " + renew.toMillis() + "ms");
-      }
-    }
+    renewInterval(props, ttl);
     provider.check(props);
     return layout;
   }
 
-  private static GeneIdLayout layout(Map<String, String> props) {
-    GeneIdLayout defaults = GeneIdLayout.defaults();
-    return GeneIdLayout.builder()
-        .epoch(epoch(props, defaults.epoch()))
-        .timestampBits((int) longValue(props, TIMESTAMP_BITS, defaults.timestampBits(), 0, 63))
-        .workerBits((int) longValue(props, WORKER_BITS, defaults.workerBits(), 0, 63))
-        .sequenceBits((int) longValue(props, SEQUENCE_BITS, defaults.sequenceBits(), 0, 63))
-        .geneBits((int) longValue(props, GENE_BITS, defaults.geneBits(), 0, 63))
-        .build();
+  /** {@code lease-renew-interval} in [10ms, ttl), or {@code null} when absent. */
+  private static @Nullable Duration renewInterval(SettingsReader props, Duration ttl) {
+    if (!props.has(LEASE_RENEW_INTERVAL)) {
+      return null;
+    }
+    Duration renew = props.duration(LEASE_RENEW_INTERVAL, Duration.ZERO);
+    if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
+      throw new IllegalArgumentException(props.nameOf(LEASE_RENEW_INTERVAL) + " must be in [10ms, " + ttl.toMillis()
+          + "ms) (below " + LEASE_TTL + ") but was " + renew.toMillis() + "ms");
+    }
+    return renew;
   }
 
-  private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, Map<String, String> props) {
-    GeneIdLayout layout = layout(props);
-    LeasedGeneGenerator.Builder b = LeasedGeneGenerator.builder()
-        .layout(layout)
-        .maxBorrowMillis(longValue(props, MAX_BORROW_MILLIS,
-            GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS, 0, 60_000))
-        .clockBackwardsPolicy(ClockBackwardsPolicy.waitUpTo(duration(props, CLOCK_BACKWARDS_MAX_WAIT,
+  /** A generator builder with the layout, {@code max-borrow-millis} and {@code clock-backwards-max-wait}. */
+  private static LeasedGeneGenerator.Builder generatorSettings(SettingsReader props) {
+    return LeasedGeneGenerator.builder()
+        .layout(props.layout())
+        .maxBorrowMillis(props.longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
+            GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS))
+        .clockBackwardsPolicy(ClockBackwardsPolicy.waitUpTo(props.duration(CLOCK_BACKWARDS_MAX_WAIT,
             ClockBackwardsPolicy.DEFAULT.maxWait())));
-    if (props.containsKey(LEASE_RENEW_INTERVAL)) {
-      b.renewInterval(duration(props, LEASE_RENEW_INTERVAL, Duration.ZERO));
-    }
-    WorkerIdAssigner assigner = provider.create(props);
+  }
+
+  private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, SettingsReader props) {
+    return generator(props, provider.create(props));
+  }
+
+  /**
+   * A new leased generator over {@code assigner} (built by the caller, for a store it reaches another way, such as
+   * an application's DataSource) with the generator settings of {@code props}: the layout, {@code max-borrow-millis},
+   * {@code clock-backwards-max-wait} and {@code lease-renew-interval}. The assigner is closed if the generator cannot
+   * be built.
+   *
+   * @throws IllegalArgumentException for a bad value, naming it
+   */
+  public static LeasedGeneGenerator generator(SettingsReader props, WorkerIdAssigner assigner) {
     try {
+      LeasedGeneGenerator.Builder b = generatorSettings(props);
+      Duration renew = renewInterval(props, assigner instanceof StaticWorkerIdAssigner
+          ? props.duration(LEASE_TTL, MIN_TTL, MAX_TTL, StaticWorkerIdAssigner.DEFAULT_TTL)
+          : leaseSettings(props).ttl());
+      if (renew != null) {
+        b.renewInterval(renew);
+      }
       return b.assigner(assigner).build();
     } catch (RuntimeException e) {
       assigner.close(); // a bad setting or a failed first acquire: do not leak the store connection
@@ -239,130 +266,39 @@ public final class WorkerIdAssigners {
     }
   }
 
-  private static Instant epoch(Map<String, String> props, Instant fallback) {
-    String text = props.get(EPOCH);
-    if (text == null) {
-      return fallback;
-    }
-    String t = text.trim();
-    try {
-      return t.chars().allMatch(Character::isDigit) && !t.isEmpty()
-          ? Instant.ofEpochMilli(Long.parseLong(t)) : Instant.parse(t);
-    } catch (DateTimeParseException | NumberFormatException e) {
-      throw new IllegalArgumentException(EPOCH + " must be an ISO instant such as 2025-01-01T00:00:00Z or Unix "
-          + "milliseconds but was '" + text + "'", e);
-    }
-  }
-
-  /** A configuration key for {@link GeneIdRegistry}: the type and the sorted properties, passwords hashed. */
-  static String canonicalKey(String type, Map<String, String> props) {
+  /**
+   * A configuration key for {@link GeneIdRegistry}: the type and the sorted properties as read (durations in
+   * milliseconds, the epoch as Unix milliseconds, text trimmed), passwords hashed, so that ShardingSphere's text and
+   * Spring's typed values of one configuration name one generator.
+   */
+  static String canonicalKey(String type, SettingsReader props) {
     TreeMap<String, String> sorted = new TreeMap<>();
-    props.forEach((k, v) -> sorted.put(k, k.contains("password") ? "#" + Integer.toHexString(v.hashCode()) : v));
+    for (String k : props.keys()) {
+      Object raw = props.raw(k);
+      String v;
+      if (k.equals(EPOCH)) {
+        v = Long.toString(props.epoch(k, GeneIdLayout.DEFAULT_EPOCH).toEpochMilli());
+      } else if (raw instanceof Duration || DURATION_KEYS.contains(k)) {
+        v = props.duration(k, Duration.ZERO).toMillis() + "ms";
+      } else {
+        v = props.string(k, "");
+      }
+      sorted.put(k, k.contains("password") ? "#" + Integer.toHexString(v.hashCode()) : v);
+    }
     sorted.put(WORKER_ASSIGNER, type);
     return "leased:" + sorted;
   }
 
-  // ---------------------------------------------------------------- helpers for providers
-
-  /** A property, trimmed, or the default when absent. */
-  public static String string(Map<String, String> props, String key, String defaultValue) {
-    String v = props.get(key);
-    return v == null ? defaultValue : v.trim();
-  }
-
-  /**
-   * A required property.
-   *
-   * @throws IllegalArgumentException naming the key and the assigner type when absent or blank
-   */
-  public static String required(Map<String, String> props, String key, String type) {
-    String v = props.get(key);
-    if (v == null || v.isBlank()) {
-      throw new IllegalArgumentException(WORKER_ASSIGNER + "=" + type + " needs the property '" + key + "'");
-    }
-    return v.trim();
-  }
-
-  /**
-   * A whole number in {@code [min, max]}, or the default when absent.
-   *
-   * @throws IllegalArgumentException naming the key, the range and the value
-   */
-  public static long longValue(Map<String, String> props, String key, long defaultValue, long min, long max) {
-    String v = props.get(key);
-    if (v == null) {
-      return defaultValue;
-    }
-    long value;
-    try {
-      value = Long.parseLong(v.trim());
-    } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(key + " must be a whole number in [" + min + ", " + max + "] but was '" + v
-          + "'", e);
-    }
-    Checks.range(key, value, min, max);
-    return value;
-  }
-
-  /** {@code true} or {@code false}, or the default when absent. */
-  public static boolean bool(Map<String, String> props, String key, boolean defaultValue) {
-    String v = props.get(key);
-    if (v == null) {
-      return defaultValue;
-    }
-    String t = v.trim().toLowerCase(java.util.Locale.ROOT);
-    if (!t.equals("true") && !t.equals("false")) {
-      throw new IllegalArgumentException(key + " must be true or false but was '" + v + "'");
-    }
-    return t.equals("true");
-  }
-
-  /**
-   * A duration ({@code 1500ms}, {@code 30s}, {@code 5m}, {@code 1h}, ISO-8601 {@code PT30S}, or plain
-   * milliseconds), or the default when absent.
-   */
-  public static Duration duration(Map<String, String> props, String key, Duration defaultValue) {
-    String v = props.get(key);
-    return v == null ? defaultValue : parseDuration(key, v);
-  }
-
-  /** Parses a duration as {@link #duration(Map, String, Duration)} does; errors name {@code key}. */
-  public static Duration parseDuration(String key, String text) {
-    String t = text.trim();
-    Matcher m = SIMPLE_DURATION.matcher(t);
-    if (m.matches()) {
-      long n = Long.parseLong(m.group(1));
-      String unit = m.group(2) == null ? "ms" : m.group(2);
-      switch (unit) {
-        case "ms":
-          return Duration.ofMillis(n);
-        case "s":
-          return Duration.ofSeconds(n);
-        case "m":
-          return Duration.ofMinutes(n);
-        default:
-          return Duration.ofHours(n);
-      }
-    }
-    try {
-      return Duration.parse(t);
-    } catch (DateTimeParseException e) {
-      throw new IllegalArgumentException(key + " must be a duration such as 30s, 1500ms or PT30S but was '" + text
-          + "'", e);
-    }
-  }
-
   /** The lease settings every store-backed assigner reads. */
-  public static LeaseSettings leaseSettings(Map<String, String> props) {
-    Duration ttl = checkDuration(LEASE_TTL, duration(props, LEASE_TTL, DEFAULT_TTL), MIN_TTL, MAX_TTL);
+  public static LeaseSettings leaseSettings(SettingsReader props) {
+    Duration ttl = props.duration(LEASE_TTL, MIN_TTL, MAX_TTL, DEFAULT_TTL);
     return new LeaseSettings(
-        checkSpace(string(props, SPACE, DEFAULT_SPACE)),
-        longValue(props, WORKER_ID_MIN, 0, 0, Integer.MAX_VALUE),
-        longValue(props, WORKER_ID_MAX, Integer.MAX_VALUE, 0, Integer.MAX_VALUE),
+        checkSpace(props.nameOf(SPACE), props.string(SPACE, DEFAULT_SPACE)),
+        props.longValue(WORKER_ID_MIN, 0, Integer.MAX_VALUE, 0),
+        props.longValue(WORKER_ID_MAX, 0, Integer.MAX_VALUE, Integer.MAX_VALUE),
         ttl,
-        checkDuration(LEASE_ACQUIRE_TIMEOUT, duration(props, LEASE_ACQUIRE_TIMEOUT, ttl.multipliedBy(2)),
-            Duration.ZERO, Duration.ofHours(1)),
-        string(props, LEASE_OWNER, defaultOwner()));
+        props.duration(LEASE_ACQUIRE_TIMEOUT, Duration.ZERO, Duration.ofHours(1), ttl.multipliedBy(2)),
+        props.string(LEASE_OWNER, defaultOwner()));
   }
 
   /**
@@ -384,24 +320,15 @@ public final class WorkerIdAssigners {
    * @throws IllegalArgumentException naming the bad name
    */
   public static String checkSpace(String space) {
+    return checkSpace(SPACE, space);
+  }
+
+  private static String checkSpace(String name, String space) {
     if (space == null || !SPACE_NAME.matcher(space).matches()) {
-      throw new IllegalArgumentException("space must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was '" + space
+      throw new IllegalArgumentException(name + " must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was '" + space
           + "'");
     }
     return space;
-  }
-
-  /**
-   * {@code duration} if it lies in {@code [min, max]}.
-   *
-   * @throws IllegalArgumentException naming the setting, the range and the value
-   */
-  public static Duration checkDuration(String name, Duration duration, Duration min, Duration max) {
-    if (duration.compareTo(min) < 0 || duration.compareTo(max) > 0) {
-      throw new IllegalArgumentException(name + " must be in [" + min.toMillis() + "ms, " + max.toMillis()
-          + "ms] but was " + duration.toMillis() + "ms");
-    }
-    return duration;
   }
 
   /**

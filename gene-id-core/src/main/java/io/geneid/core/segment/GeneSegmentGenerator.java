@@ -1,7 +1,6 @@
 package io.geneid.core.segment;
 
 import io.geneid.core.internal.ParentKeys;
-import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
@@ -118,18 +117,18 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private volatile @Nullable GeneIdException ranOut;
   private volatile boolean closed;
 
-  private GeneSegmentGenerator(Builder b) {
+  private GeneSegmentGenerator(Builder b, SegmentSettings settings) {
     this.store = b.store;
     this.bizTag = b.bizTag;
-    this.geneBits = b.geneBits;
+    this.geneBits = settings.geneBits();
     this.maxGene = (1L << geneBits) - 1;
     this.maxValue = (1L << (63 - geneBits)) - 1;
-    this.minStep = b.minStep;
-    this.maxStep = b.maxStep;
-    this.segmentMillis = b.segmentDuration.toMillis();
-    this.prefetchRatio = b.prefetchRatio;
-    this.prefetchRetryMillis = b.prefetchRetry.toMillis();
-    this.fetchTimeoutNanos = b.fetchTimeout.toNanos();
+    this.minStep = settings.minStep();
+    this.maxStep = settings.maxStep();
+    this.segmentMillis = settings.segmentDuration().toMillis();
+    this.prefetchRatio = settings.prefetchRatio();
+    this.prefetchRetryMillis = settings.prefetchRetry().toMillis();
+    this.fetchTimeoutNanos = settings.fetchTimeout().toNanos();
     this.clock = b.clock;
     this.step = minStep;
     String threadName = "gene-id-segment-" + bizTag;
@@ -553,37 +552,38 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
-  /** Configuration of a {@link GeneSegmentGenerator}; every setting is checked by {@link #build()}. */
+  /**
+   * Configuration of a {@link GeneSegmentGenerator}: its store and tag, and the {@link SegmentSettings} (set one by
+   * one, or all at once with {@link #settings(SegmentSettings)}), checked by {@link #build()}.
+   */
   public static final class Builder {
-    /** Default {@link #minStep(long)}. */
-    public static final long DEFAULT_MIN_STEP = 1_000;
-    /** Default {@link #maxStep(long)}. */
-    public static final long DEFAULT_MAX_STEP = 1_000_000;
-    /** Largest {@link #maxStep(long)}. */
-    public static final long MAX_STEP = 1_000_000_000;
-    /** Default {@link #segmentDuration(Duration)}. */
-    public static final Duration DEFAULT_SEGMENT_DURATION = Duration.ofMinutes(10);
-    /** Default {@link #prefetchRatio(double)}. */
-    public static final double DEFAULT_PREFETCH_RATIO = 0.1;
-    /** Default {@link #fetchTimeout(Duration)}. */
-    public static final Duration DEFAULT_FETCH_TIMEOUT = Duration.ofSeconds(10);
-    /** Default {@link #prefetchRetry(Duration)}. */
-    public static final Duration DEFAULT_PREFETCH_RETRY = Duration.ofSeconds(1);
-
     private final SegmentStore store;
     private final String bizTag;
-    private int geneBits = GeneIdLayout.defaults().geneBits();
-    private long minStep = DEFAULT_MIN_STEP;
-    private long maxStep = DEFAULT_MAX_STEP;
-    private Duration segmentDuration = DEFAULT_SEGMENT_DURATION;
-    private double prefetchRatio = DEFAULT_PREFETCH_RATIO;
-    private Duration fetchTimeout = DEFAULT_FETCH_TIMEOUT;
-    private Duration prefetchRetry = DEFAULT_PREFETCH_RETRY;
+    private int geneBits;
+    private long minStep;
+    private long maxStep;
+    private Duration segmentDuration;
+    private double prefetchRatio;
+    private Duration fetchTimeout;
+    private Duration prefetchRetry;
     private GeneClock clock = GeneClock.system();
 
     private Builder(SegmentStore store, String bizTag) {
       this.store = Objects.requireNonNull(store, "store");
       this.bizTag = Objects.requireNonNull(bizTag, "bizTag");
+      settings(SegmentSettings.defaults());
+    }
+
+    /** Every setting at once, as read by {@link SegmentSettings#read} from properties. */
+    public Builder settings(SegmentSettings settings) {
+      this.geneBits = settings.geneBits();
+      this.minStep = settings.minStep();
+      this.maxStep = settings.maxStep();
+      this.segmentDuration = settings.segmentDuration();
+      this.prefetchRatio = settings.prefetchRatio();
+      this.fetchTimeout = settings.fetchTimeout();
+      this.prefetchRetry = settings.prefetchRetry();
+      return this;
     }
 
     /** G, in [0, 16]: how many low bits of an id carry the gene. Default 6, as {@link GeneIdLayout#defaults()}. */
@@ -654,19 +654,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       if (bizTag.isEmpty() || bizTag.length() > 128) {
         throw new IllegalArgumentException("bizTag must have 1 to 128 characters but was '" + bizTag + "'");
       }
-      Checks.range("geneBits", geneBits, 0, GeneIdLayout.MAX_GENE_BITS);
-      Checks.range("minStep", minStep, 1, MAX_STEP);
-      if (maxStep < minStep || maxStep > MAX_STEP) {
-        throw new IllegalArgumentException("maxStep must be in [minStep=" + minStep + ", " + MAX_STEP
-            + "] but was " + maxStep);
-      }
-      checkDuration("segmentDuration", segmentDuration, Duration.ofSeconds(1), Duration.ofDays(1));
-      checkDuration("fetchTimeout", fetchTimeout, Duration.ofMillis(1), Duration.ofMinutes(10));
-      checkDuration("prefetchRetry", prefetchRetry, Duration.ZERO, Duration.ofMinutes(10));
-      if (!(prefetchRatio >= 0.0 && prefetchRatio <= 0.9)) {
-        throw new IllegalArgumentException("prefetchRatio must be in [0.0, 0.9] but was " + prefetchRatio);
-      }
-      GeneSegmentGenerator generator = new GeneSegmentGenerator(this);
+      SegmentSettings settings = new SegmentSettings(geneBits, minStep, maxStep, segmentDuration, prefetchRatio,
+          fetchTimeout, prefetchRetry);
+      GeneSegmentGenerator generator = new GeneSegmentGenerator(this, settings);
       try {
         generator.start();
       } catch (RuntimeException e) {
@@ -674,12 +664,6 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
         throw e;
       }
       return generator;
-    }
-
-    private static void checkDuration(String name, Duration value, Duration min, Duration max) {
-      if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-        throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "] but was " + value);
-      }
     }
   }
 }

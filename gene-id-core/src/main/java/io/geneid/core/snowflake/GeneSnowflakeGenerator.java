@@ -433,6 +433,8 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   public static final class Builder {
     /** Default {@link #maxBorrowMillis(long)}. */
     public static final long DEFAULT_MAX_BORROW_MILLIS = 10;
+    /** The largest {@code maxBorrowMillis}: one minute. */
+    public static final long MAX_MAX_BORROW_MILLIS = 60_000;
     /** Default {@link #capacityWarningHorizon(Duration)}: five years of 365.25 days. */
     public static final Duration DEFAULT_CAPACITY_WARNING_HORIZON = Duration.ofHours(5 * 8766);
 
@@ -571,7 +573,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
         throw new IllegalArgumentException("workerId must be set: a value in [0, " + layout.maxWorkerId() + "]");
       }
       Checks.range("workerId", workerId, 0, layout.maxWorkerId());
-      Checks.range("maxBorrowMillis", maxBorrowMillis, 0, 60_000);
+      Checks.range("maxBorrowMillis", maxBorrowMillis, 0, MAX_MAX_BORROW_MILLIS);
     }
   }
 }

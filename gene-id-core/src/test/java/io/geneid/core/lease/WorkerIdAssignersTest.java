@@ -1,5 +1,6 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneIdRegistry;
@@ -22,7 +23,7 @@ class WorkerIdAssignersTest {
   void unknownKeysFailNamingTheKey() {
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-id", "1", "redis-url", "x")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("unknown property 'redis-url' for worker-assigner=static; known properties: ");
+        .hasMessageStartingWith("worker-assigner=static has no property 'redis-url'; allowed: ");
   }
 
   @Test
@@ -57,7 +58,7 @@ class WorkerIdAssignersTest {
     assertThat(dir.resolve("never")).doesNotExist();
     assertThat(dir.resolve("never.lock")).doesNotExist();
     assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "redis-url", "x")))
-        .hasMessageStartingWith("unknown property 'redis-url' for worker-assigner=static");
+        .hasMessageStartingWith("worker-assigner=static has no property 'redis-url'; allowed: ");
     assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "gene-bits", "7")))
         .hasMessageContaining("must be 63 but was 64");
     assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "lease-renew-interval", "5s")))
@@ -65,12 +66,12 @@ class WorkerIdAssignersTest {
   }
 
   @Test
-  void durationsAcceptShortAndIsoForms() {
-    assertThat(WorkerIdAssigners.parseDuration("k", "1500ms")).isEqualTo(Duration.ofMillis(1500));
-    assertThat(WorkerIdAssigners.parseDuration("k", "30s")).isEqualTo(Duration.ofSeconds(30));
-    assertThat(WorkerIdAssigners.parseDuration("k", "2m")).isEqualTo(Duration.ofMinutes(2));
-    assertThat(WorkerIdAssigners.parseDuration("k", "250")).isEqualTo(Duration.ofMillis(250));
-    assertThat(WorkerIdAssigners.parseDuration("k", "PT1.5S")).isEqualTo(Duration.ofMillis(1500));
+  void textAndTypedValuesOfOneConfigurationNameOneSharedGenerator() {
+    Map<String, Object> typed = Map.of("worker-id", 9L, "lease-ttl", Duration.ofSeconds(2), "epoch",
+        java.time.Instant.parse("2025-01-01T00:00:00Z"));
+    Map<String, String> text = Map.of("worker-id", "9", "lease-ttl", "2000ms", "epoch", "2025-01-01");
+    assertThat(WorkerIdAssigners.canonicalKey("static", SettingsReader.of(typed)))
+        .isEqualTo(WorkerIdAssigners.canonicalKey("static", SettingsReader.of(text)));
   }
 
   @Test
@@ -116,7 +117,7 @@ class WorkerIdAssignersTest {
     GeneIdRegistry.Handle<LeasedGeneGenerator> sharding = WorkerIdAssigners.sharedGenerator(props);
     LeasedGeneGenerator generator = spring.generator();
     assertThat(sharding.generator()).isSameAs(generator);
-    String key = WorkerIdAssigners.canonicalKey("static", props);
+    String key = WorkerIdAssigners.canonicalKey("static", SettingsReader.of(props));
     assertThat(GeneIdRegistry.users(key)).isEqualTo(2);
 
     spring.close();

@@ -410,11 +410,11 @@ class GeneSegmentGeneratorTest {
     assertThatThrownBy(() -> builder().maxStep(2_000_000_000).build())
         .hasMessage("maxStep must be in [minStep=1000, 1000000000] but was 2000000000");
     assertThatThrownBy(() -> builder().segmentDuration(Duration.ofMillis(10)).build())
-        .hasMessage("segmentDuration must be in [PT1S, PT24H] but was PT0.01S");
+        .hasMessage("segmentDuration must be in [1000ms, 86400000ms] but was 10ms");
     assertThatThrownBy(() -> builder().prefetchRatio(0.95).build())
         .hasMessage("prefetchRatio must be in [0.0, 0.9] but was 0.95");
     assertThatThrownBy(() -> builder().fetchTimeout(Duration.ZERO).build())
-        .hasMessage("fetchTimeout must be in [PT0.001S, PT10M] but was PT0S");
+        .hasMessage("fetchTimeout must be in [1ms, 600000ms] but was 0ms");
     assertThat(store.steps()).isEmpty(); // nothing was fetched for a bad configuration
   }
 

@@ -1,5 +1,6 @@
 package io.geneid.spring.boot;
 
+import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.lease.LeasedGeneGenerator;
@@ -76,7 +77,7 @@ class GeneIdLeaseConfiguration {
 
   /**
    * Obtains the leased generator: for redis, and for jdbc with {@code gene-id.jdbc.url}, a handle on the JVM-wide
-   * instance of {@link WorkerIdAssigners#sharedGenerator(Map)} for {@link GeneIdProperties#leaseProperties(boolean)};
+   * instance of {@link WorkerIdAssigners#sharedGenerator(SettingsReader)} for {@link GeneIdProperties#leaseSettings(boolean)};
    * for jdbc over the application's DataSource this context's own generator. Declared before
    * {@link #leasedGeneGenerator}, whose missing-bean condition would otherwise see the generator and skip this one.
    *
@@ -111,7 +112,7 @@ class GeneIdLeaseConfiguration {
       LeasedGeneGenerator own = GeneIdProperties.leaseStep(() -> JdbcSupport.leasedGenerator(properties, dataSource));
       hold = new LeaseHold(own, own);
     } else {
-      Map<String, String> props = properties.leaseProperties(true);
+      SettingsReader props = properties.leaseSettings(true);
       GeneIdRegistry.Handle<LeasedGeneGenerator> handle =
           GeneIdProperties.leaseStep(() -> WorkerIdAssigners.sharedGenerator(props));
       hold = new LeaseHold(handle.generator(), handle);

@@ -5,6 +5,7 @@ import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.settings.SettingsReader;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -271,18 +272,19 @@ public class GeneIdProperties {
   // ---------------------------------------------------------------- leases
 
   /**
-   * The kebab-case properties of {@link WorkerIdAssigners#sharedGenerator(Map)} these settings stand for: the
-   * assigner type, every {@code gene-id.lease/redis/jdbc} value that is set, and the layout and clock values that
-   * differ from the defaults. Durations are written in their largest whole unit ({@code 30s}, {@code 1500ms}), so a
-   * ShardingSphere configuration that writes the same keys and values names the same JVM-wide generator.
+   * The settings of {@link WorkerIdAssigners#sharedGenerator(SettingsReader)} these properties stand for, as bound
+   * (durations, the epoch and numbers stay typed; nothing is printed to text and parsed again): the assigner type,
+   * every {@code gene-id.lease/redis/jdbc} value that is set, and the layout and clock values that differ from the
+   * defaults, so that a ShardingSphere configuration with the same values names the same JVM-wide generator. The
+   * reader's messages name each setting by its {@code gene-id.*} property.
    *
    * @param includeJdbcConnection whether to include {@code jdbc-url}, {@code jdbc-username} and {@code jdbc-password}
    */
-  Map<String, String> leaseProperties(boolean includeJdbcConnection) {
-    Map<String, String> p = new TreeMap<>();
+  SettingsReader leaseSettings(boolean includeJdbcConnection) {
+    Map<String, Object> p = new TreeMap<>();
     p.put(WorkerIdAssigners.WORKER_ASSIGNER, workerAssigner.name().toLowerCase(java.util.Locale.ROOT));
     GeneIdLayout defaults = GeneIdLayout.defaults();
-    putIf(p, WorkerIdAssigners.EPOCH, epoch.equals(defaults.epoch()) ? null : epoch.toString());
+    putIf(p, WorkerIdAssigners.EPOCH, epoch.equals(defaults.epoch()) ? null : epoch);
     putIf(p, WorkerIdAssigners.TIMESTAMP_BITS, timestampBits == defaults.timestampBits() ? null : timestampBits);
     putIf(p, WorkerIdAssigners.WORKER_BITS, workerBits == defaults.workerBits() ? null : workerBits);
     putIf(p, WorkerIdAssigners.SEQUENCE_BITS, sequenceBits == defaults.sequenceBits() ? null : sequenceBits);
@@ -290,18 +292,18 @@ public class GeneIdProperties {
     putIf(p, WorkerIdAssigners.MAX_BORROW_MILLIS,
         maxBorrowMillis == GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS ? null : maxBorrowMillis);
     putIf(p, WorkerIdAssigners.CLOCK_BACKWARDS_MAX_WAIT,
-        clockBackwardsMaxWait.equals(ClockBackwardsPolicy.DEFAULT.maxWait()) ? null : text(clockBackwardsMaxWait));
+        clockBackwardsMaxWait.equals(ClockBackwardsPolicy.DEFAULT.maxWait()) ? null : clockBackwardsMaxWait);
     putIf(p, WorkerIdAssigners.SPACE, lease.space);
     putIf(p, WorkerIdAssigners.WORKER_ID_MIN, lease.workerIdMin);
     putIf(p, WorkerIdAssigners.WORKER_ID_MAX, lease.workerIdMax);
-    putIf(p, WorkerIdAssigners.LEASE_TTL, text(lease.ttl));
-    putIf(p, WorkerIdAssigners.LEASE_RENEW_INTERVAL, text(lease.renewInterval));
-    putIf(p, WorkerIdAssigners.LEASE_ACQUIRE_TIMEOUT, text(lease.acquireTimeout));
+    putIf(p, WorkerIdAssigners.LEASE_TTL, lease.ttl);
+    putIf(p, WorkerIdAssigners.LEASE_RENEW_INTERVAL, lease.renewInterval);
+    putIf(p, WorkerIdAssigners.LEASE_ACQUIRE_TIMEOUT, lease.acquireTimeout);
     putIf(p, WorkerIdAssigners.LEASE_OWNER, lease.owner);
     if (workerAssigner == WorkerAssigner.REDIS) {
       putIf(p, "redis-uri", redis.uri);
       putIf(p, "redis-key-prefix", redis.leaseKeyPrefix);
-      putIf(p, "redis-timeout", text(redis.timeout));
+      putIf(p, "redis-timeout", redis.timeout);
     } else if (workerAssigner == WorkerAssigner.JDBC) {
       if (includeJdbcConnection) {
         putIf(p, "jdbc-url", jdbc.url);
@@ -309,33 +311,17 @@ public class GeneIdProperties {
         putIf(p, "jdbc-password", jdbc.password);
       }
       putIf(p, "jdbc-table", jdbc.leaseTable);
-      putIf(p, "jdbc-create-table", jdbc.createTables ? "true" : null);
+      putIf(p, "jdbc-create-table", jdbc.createTables ? Boolean.TRUE : null);
     }
-    return p;
+    // "space" is not in LEASE_PROPERTY_OF: that map also rewrites free text, where "space" is a plain word
+    return SettingsReader.of(p).named(key -> PREFIX + "."
+        + (key.equals(WorkerIdAssigners.SPACE) ? "lease.space" : LEASE_PROPERTY_OF.getOrDefault(key, key)));
   }
 
-  private static void putIf(Map<String, String> p, String key, @Nullable Object value) {
+  private static void putIf(Map<String, Object> p, String key, @Nullable Object value) {
     if (value != null) {
-      p.put(key, value.toString());
+      p.put(key, value);
     }
-  }
-
-  /** {@code 30s}, {@code 1500ms}, {@code 5m}, {@code 1h}: the largest whole unit the core's parser reads. */
-  static @Nullable String text(@Nullable Duration d) {
-    if (d == null) {
-      return null;
-    }
-    if (d.isNegative() || d.getNano() % 1_000_000 != 0) {
-      return d.toString(); // the core refuses it with a message naming the property
-    }
-    long ms = d.toMillis();
-    if (ms != 0 && ms % 3_600_000 == 0) {
-      return ms / 3_600_000 + "h";
-    }
-    if (ms != 0 && ms % 60_000 == 0) {
-      return ms / 60_000 + "m";
-    }
-    return ms != 0 && ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
   }
 
   /** The core's names for lease settings and the properties that set them. */
@@ -760,6 +746,9 @@ public class GeneIdProperties {
     /** How long a caller with no values left waits for the store, in [1ms, 10m]. */
     private Duration fetchTimeout = Duration.ofSeconds(10);
 
+    /** Pause between background fetch attempts while the store fails, in [0, 10m]. */
+    private Duration prefetchRetry = Duration.ofSeconds(1);
+
     /** Settings of single tags (min-step, max-step, segment-duration) that differ from the ones above. */
     private Map<String, TagSettings> perTag = new LinkedHashMap<>();
 
@@ -817,6 +806,14 @@ public class GeneIdProperties {
 
     public void setFetchTimeout(Duration fetchTimeout) {
       this.fetchTimeout = fetchTimeout;
+    }
+
+    public Duration getPrefetchRetry() {
+      return prefetchRetry;
+    }
+
+    public void setPrefetchRetry(Duration prefetchRetry) {
+      this.prefetchRetry = prefetchRetry;
     }
 
     public Map<String, TagSettings> getPerTag() {

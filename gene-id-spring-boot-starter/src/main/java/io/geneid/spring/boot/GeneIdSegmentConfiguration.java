@@ -2,6 +2,9 @@ package io.geneid.spring.boot;
 
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.segment.SegmentSettings;
+import io.geneid.core.settings.SettingsReader;
+import java.util.HashMap;
 import io.geneid.core.segment.SegmentStore;
 import io.geneid.spring.boot.GeneIdProperties.Segment;
 import io.geneid.spring.boot.GeneIdProperties.SegmentStoreType;
@@ -12,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.beans.factory.ObjectProvider;
@@ -118,28 +122,36 @@ class GeneIdSegmentConfiguration {
     return tags;
   }
 
+  /**
+   * The generator of {@code tag}: {@link SegmentSettings#read} of the bound values (a tag's own {@code min-step},
+   * {@code max-step} and {@code segment-duration} over the common ones), so Spring and ShardingSphere share one set
+   * of defaults and ranges, and each message names the property that set the value.
+   */
   private static GeneSegmentGenerator generator(SegmentStore store, String tag, GeneIdLayout layout,
       Segment segment) {
     TagSettings own = segment.getPerTag().get(tag);
-    String tagPrefix = SEGMENT + ".per-tag." + tag + ".";
-    boolean ownMin = own != null && own.getMinStep() != null;
-    boolean ownMax = own != null && own.getMaxStep() != null;
-    boolean ownDuration = own != null && own.getSegmentDuration() != null;
-    Map<String, String> names = Map.of(
-        "minStep", (ownMin ? tagPrefix : SEGMENT + ".") + "min-step",
-        "maxStep", (ownMax ? tagPrefix : SEGMENT + ".") + "max-step",
-        "segmentDuration", (ownDuration ? tagPrefix : SEGMENT + ".") + "segment-duration",
-        "prefetchRatio", SEGMENT + ".prefetch-ratio",
-        "fetchTimeout", SEGMENT + ".fetch-timeout",
-        "bizTag", SEGMENT + ".tags");
-    return renamed(names, () -> GeneSegmentGenerator.builder(store, tag)
-        .layout(layout)
-        .minStep(ownMin ? own.getMinStep() : segment.getMinStep())
-        .maxStep(ownMax ? own.getMaxStep() : segment.getMaxStep())
-        .segmentDuration(ownDuration ? own.getSegmentDuration() : segment.getSegmentDuration())
-        .prefetchRatio(segment.getPrefetchRatio())
-        .fetchTimeout(segment.getFetchTimeout())
-        .build());
+    Map<String, Object> values = new HashMap<>();
+    Map<String, String> names = new HashMap<>();
+    values.put(SegmentSettings.GENE_BITS, layout.geneBits());
+    names.put(SegmentSettings.GENE_BITS, GeneIdProperties.PREFIX + ".gene-bits");
+    put(values, names, SegmentSettings.MIN_STEP, segment.getMinStep(), own == null ? null : own.getMinStep(), tag);
+    put(values, names, SegmentSettings.MAX_STEP, segment.getMaxStep(), own == null ? null : own.getMaxStep(), tag);
+    put(values, names, SegmentSettings.SEGMENT_DURATION, segment.getSegmentDuration(),
+        own == null ? null : own.getSegmentDuration(), tag);
+    put(values, names, SegmentSettings.PREFETCH_RATIO, segment.getPrefetchRatio(), null, tag);
+    put(values, names, SegmentSettings.FETCH_TIMEOUT, segment.getFetchTimeout(), null, tag);
+    put(values, names, SegmentSettings.PREFETCH_RETRY, segment.getPrefetchRetry(), null, tag);
+    Map<String, String> tagName = Map.of("bizTag", SEGMENT + ".tags");
+    SegmentSettings settings = renamed(tagName, () -> SegmentSettings.read(SettingsReader.of(values)
+        .named(key -> names.getOrDefault(key, key))));
+    return renamed(tagName, () -> GeneSegmentGenerator.builder(store, tag).settings(settings).build());
+  }
+
+  /** The tag's own value of {@code key} if it has one, else the common one, and the property that set it. */
+  private static void put(Map<String, Object> values, Map<String, String> names, String key, Object common,
+      @Nullable Object own, String tag) {
+    values.put(key, own != null ? own : common);
+    names.put(key, SEGMENT + (own != null ? ".per-tag." + tag + "." : ".") + key);
   }
 
   private static <T> T renamed(Map<String, String> names, GeneIdProperties.Step<T> step) {

@@ -166,7 +166,7 @@ class GeneIdLeaseTest {
     String space = unique("redis");
     ApplicationContextRunner r = runner.withPropertyValues("gene-id.worker-assigner=redis",
         "gene-id.lease.space=" + space);
-    r.run(failsWith("gene-id.worker-assigner=redis needs the property 'gene-id.redis.uri'"));
+    r.run(failsWith("gene-id.redis.uri is required: a Redis URI such as redis://127.0.0.1:6379/0"));
     ApplicationContextRunner withUri = r.withPropertyValues("gene-id.redis.uri=" + TestRedis.URI);
     withUri.withPropertyValues("gene-id.lease.ttl=50ms")
         .run(failsWith("gene-id.lease.ttl must be in [100ms, 3600000ms] but was 50ms"));
