@@ -6,6 +6,22 @@ import io.geneid.core.snowflake.GeneSnowflakeGenerator;
  * What integrations (ShardingSphere, MyBatis-Plus, Spring) need from a gene-aware id source. Implemented by
  * {@link GeneSnowflakeGenerator} and by the lease-holding and segment generators, so an integration works with
  * any of them.
+ *
+ * <h2>What an id call throws, and when to retry</h2>
+ * Every {@code nextId} method either returns an id no other call of any process has returned, or throws one of
+ * these unchecked exceptions, all {@link GeneIdException}s; none of them has issued an id, so a retry can never
+ * duplicate one:
+ * <ul>
+ *   <li>{@link io.geneid.core.snowflake.ClockMovedBackwardsException}: the clock stepped back further than the
+ *       generator borrows and its policy waits. Retry after the clock caught up (a leased generator moves to a fresh
+ *       worker id by itself).
+ *   <li>{@link io.geneid.core.lease.WorkerLeaseLostException} (leased generators): the lease could not be renewed in
+ *       time, so the generator fenced itself. It recovers by itself when the store answers again: retry later, or
+ *       wait with {@link io.geneid.core.lease.LeasedGeneGenerator#awaitIssuing(java.time.Duration)}.
+ *   <li>{@link GeneIdException} (segment generators): the store could not hand out a segment in time; retry later.
+ *   <li>{@link GeneIdException} after {@code close()}, from every generator: closed for good, do not retry.
+ * </ul>
+ * {@link IllegalArgumentException} means a bad argument (a gene out of range) and never succeeds on retry.
  */
 public interface GeneIdGenerator {
 

@@ -4,6 +4,7 @@ import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import java.io.BufferedOutputStream;
@@ -55,14 +56,16 @@ public final class FaultWorker {
         PrintWriter events = new PrintWriter(new FileWriter(args[2]), true)) {
       while (System.currentTimeMillis() < endAt) {
         LeasedGeneGenerator g;
+        WorkerIdAssigner assigner = WorkerIdAssigners.create(props);
         try {
           LeasedGeneGenerator.Builder b = LeasedGeneGenerator.builder()
-              .assigner(WorkerIdAssigners.create(props))
+              .assigner(assigner)
               .clock(clock)
               .maxBorrowMillis(maxBorrow)
               .clockBackwardsPolicy(ClockBackwardsPolicy.waitUpTo(Duration.ofMillis(200)));
           g = b.build();
         } catch (GeneIdException e) {
+          assigner.close();
           if (errorKinds.add("start " + e.getClass().getSimpleName())) {
             events.println("ERROR start: " + oneLine(e));
           }
@@ -89,7 +92,7 @@ public final class FaultWorker {
           }
           ids.flush(); // a kill -9 loses at most the ids of this batch
           if (g.isIssuing()) {
-            WorkerLease lease = g.lease();
+            WorkerLease lease = g.lease().orElseThrow();
             if (lease.token() != token) {
               token = lease.token();
               workerId = lease.workerId();
@@ -111,6 +114,7 @@ public final class FaultWorker {
         boolean held = g.isIssuing();
         long closeStart = System.nanoTime();
         g.close();
+        assigner.close();
         events.println("CLOSE " + (System.nanoTime() - closeStart) / 1_000_000L);
         if (held) {
           events.println("RELEASE " + workerId + " " + token);

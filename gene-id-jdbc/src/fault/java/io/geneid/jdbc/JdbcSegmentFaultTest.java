@@ -48,10 +48,11 @@ class JdbcSegmentFaultTest {
           CountDownLatch go = new CountDownLatch(1);
           List<Future<?>> calls = new ArrayList<>();
           for (int i = 0; i < n; i++) {
-            JdbcSegmentStore store = JdbcSegmentStore.builder(unpooled).table(table).build();
+            JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(unpooled).table(table).createTable(true)
+                .build();
             calls.add(pool.submit(() -> {
               go.await();
-              store.createTable();
+              store.nextSegment("race", 1); // creates the table first
               return null;
             }));
           }
@@ -67,7 +68,7 @@ class JdbcSegmentFaultTest {
           System.out.printf("%s: %d of %d concurrent createTable calls on %s failed%s%n", kind, failures.size(), n,
               table, failures.isEmpty() ? "" : ", first: " + failures.get(0).getMessage());
           assertThat(failures).as("failed createTable calls").isEmpty();
-          assertThat(JdbcSegmentStore.builder(unpooled).table(table).build().nextSegment("t", 5))
+          assertThat(JdbcSegmentStore.builder().dataSource(unpooled).table(table).build().nextSegment("t", 5))
               .isEqualTo(new Segment(1, 5));
         }
       } finally {
@@ -80,10 +81,10 @@ class JdbcSegmentFaultTest {
   @EnumSource(value = SegmentDatabase.Kind.class, names = {"POSTGRESQL", "MARIADB"})
   void aSilentDatabaseFailsAFetchWithinTheStatementTimeout(SegmentDatabase.Kind kind) throws Exception {
     try (SegmentDatabase db = SegmentDatabase.create(kind); TcpProxy proxy = new TcpProxy("127.0.0.1", kind.port)) {
-      JdbcSegmentStore.builder(db.pool()).build().createTable();
+      SegmentDatabase.createTable(db.pool());
       HikariDataSource ds = db.pool(db.url(proxy.port()), 2); // no socket timeout in the URL
-      assertThat(JdbcSegmentStore.builder(ds).build().statementTimeout()).isEqualTo(Duration.ofSeconds(5));
-      JdbcSegmentStore store = JdbcSegmentStore.builder(ds).statementTimeout(Duration.ofSeconds(2)).build();
+      assertThat(JdbcSegmentStore.builder().dataSource(ds).build().statementTimeout()).isEqualTo(Duration.ofSeconds(5));
+      JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(ds).statementTimeout(Duration.ofSeconds(2)).build();
       assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
 
       proxy.freeze(); // the pooled connection goes silent
@@ -116,8 +117,8 @@ class JdbcSegmentFaultTest {
   void aGeneratorOverASilentDatabaseFailsInBoundedTimeAndResumesWithoutReuse(SegmentDatabase.Kind kind)
       throws Exception {
     try (SegmentDatabase db = SegmentDatabase.create(kind); TcpProxy proxy = new TcpProxy("127.0.0.1", kind.port)) {
-      JdbcSegmentStore.builder(db.pool()).build().createTable();
-      JdbcSegmentStore store = JdbcSegmentStore.builder(db.pool(db.url(proxy.port()), 2))
+      SegmentDatabase.createTable(db.pool());
+      JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(db.pool(db.url(proxy.port()), 2))
           .statementTimeout(Duration.ofSeconds(1)).build();
       try (GeneSegmentGenerator g = GeneSegmentGenerator.builder(store, "order").minStep(100).maxStep(100)
           .clock(() -> 1_800_000_000_000L).fetchTimeout(Duration.ofSeconds(5)).build()) {
@@ -167,8 +168,7 @@ class JdbcSegmentFaultTest {
       config.setMaximumPoolSize(6);
       config.addDataSourceProperty("options", "-c default_transaction_isolation=repeatable\\ read");
       try (HikariDataSource ds = new HikariDataSource(config)) {
-        JdbcSegmentStore store = JdbcSegmentStore.builder(ds).build();
-        store.createTable();
+        JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(ds).createTable(true).build();
         store.nextSegment("order", 1);
         ExecutorService pool = Executors.newFixedThreadPool(6);
         try {

@@ -25,9 +25,7 @@ class JdbcSegmentStoreTest {
   void theDdlRunsUnchangedAndAMissingTagStartsAtOne(SegmentDatabase.Kind kind) throws Exception {
     try (SegmentDatabase db = SegmentDatabase.create(kind)) {
       DataSource ds = db.pool();
-      JdbcSegmentStore store = JdbcSegmentStore.builder(ds).build();
-      store.createTable();
-      store.createTable(); // IF NOT EXISTS
+      JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(ds).createTable(true).build();
 
       assertThat(store.nextSegment("order", 10)).isEqualTo(new Segment(1, 10));
       assertThat(store.nextSegment("order", 20)).isEqualTo(new Segment(11, 30));
@@ -51,7 +49,7 @@ class JdbcSegmentStoreTest {
       deadPort = s.getLocalPort();
     }
     try (SegmentDatabase db = SegmentDatabase.create(kind)) {
-      JdbcSegmentStore store = JdbcSegmentStore.builder(db.pool(db.url(deadPort), 1)).build();
+      JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(db.pool(db.url(deadPort), 1)).build();
       long start = System.nanoTime();
       assertThatThrownBy(() -> store.nextSegment("order", 10)).isInstanceOf(GeneIdException.class)
           .hasMessageStartingWith("the JDBC segment store (table gene_id_segment) could not hand out 10 values of "
@@ -66,16 +64,16 @@ class JdbcSegmentStoreTest {
   void badArgumentsAreNamed(SegmentDatabase.Kind kind) {
     try (SegmentDatabase db = SegmentDatabase.create(kind)) {
       DataSource ds = db.pool();
-      JdbcSegmentStore store = JdbcSegmentStore.builder(ds).build();
+      JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(ds).build();
       assertThatThrownBy(() -> store.nextSegment("order", 0)).isInstanceOf(IllegalArgumentException.class)
           .hasMessage("step must be at least 1 but was 0");
       assertThatThrownBy(() -> store.nextSegment("", 10)).isInstanceOf(IllegalArgumentException.class)
           .hasMessage("bizTag must have 1 to 128 characters but was ''");
-      assertThatThrownBy(() -> JdbcSegmentStore.builder(ds).table("seg; DROP TABLE x").build())
+      assertThatThrownBy(() -> JdbcSegmentStore.builder().dataSource(ds).table("seg; DROP TABLE x").build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("table must be an SQL identifier of 1 to 63 letters, digits and underscores, not starting "
               + "with a digit, but was 'seg; DROP TABLE x'");
-      assertThatThrownBy(() -> JdbcSegmentStore.builder(ds).maxAttempts(0).build())
+      assertThatThrownBy(() -> JdbcSegmentStore.builder().dataSource(ds).maxAttempts(0).build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("maxAttempts must be in [1, 10000] but was 0");
       assertThatThrownBy(() -> store.nextSegment("order", 10)).isInstanceOf(GeneIdException.class)

@@ -121,4 +121,13 @@ final class SegmentDatabase implements AutoCloseable {
           + sql + " failed: " + e.getMessage(), e);
     }
   }
+
+  /** Runs the segment table's DDL ({@link JdbcSegmentStore#ddl(String)}) on {@code ds}. */
+  static void createTable(javax.sql.DataSource ds) {
+    try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement()) {
+      st.execute(JdbcSegmentStore.ddl(JdbcSegmentStore.DEFAULT_TABLE));
+    } catch (java.sql.SQLException e) {
+      throw new AssertionError("could not create the segment table: " + e, e);
+    }
+  }
 }

@@ -14,6 +14,7 @@ import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -77,7 +78,12 @@ public final class JdbcSegmentStore implements SegmentStore {
   /** Default {@link Builder#statementTimeout(Duration)}. */
   public static final Duration DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-  private final DataSource dataSource;
+  private final ConnectionSource connections;
+  /** The JDBC URL whose secrets are scrubbed from driver messages, or null for a DataSource. */
+  private final @Nullable String url;
+  private final String description;
+  private final boolean createTable;
+  private volatile boolean tableReady;
   private final String table;
   private final int maxAttempts;
   private final Duration statementTimeout;
@@ -85,8 +91,11 @@ public final class JdbcSegmentStore implements SegmentStore {
   private final String insertSql;
   private final String updateSql;
 
-  private JdbcSegmentStore(Builder b) {
-    this.dataSource = b.dataSource;
+  private JdbcSegmentStore(Builder b, ConnectionSource connections, @Nullable String url, String description) {
+    this.connections = connections;
+    this.url = url;
+    this.description = description;
+    this.createTable = b.createTable;
     this.table = b.table;
     this.maxAttempts = b.maxAttempts;
     this.statementTimeout = b.statementTimeout;
@@ -96,9 +105,17 @@ public final class JdbcSegmentStore implements SegmentStore {
         + " WHERE biz_tag = ? AND max_id = ?";
   }
 
-  /** A builder over {@code dataSource} (a pool such as HikariCP). */
-  public static Builder builder(DataSource dataSource) {
-    return new Builder(dataSource);
+  /** Where connections come from: a {@link DataSource} or {@link java.sql.DriverManager}. */
+  private interface ConnectionSource {
+    java.sql.Connection get() throws SQLException;
+  }
+
+  /**
+   * A builder; {@link Builder#dataSource(DataSource)} or {@link Builder#jdbcUrl(String, String, String)} is
+   * required, as for {@link JdbcWorkerIdAssigner#builder()}.
+   */
+  public static Builder builder() {
+    return new Builder();
   }
 
   /**
@@ -117,14 +134,18 @@ public final class JdbcSegmentStore implements SegmentStore {
   }
 
   /**
-   * Runs {@link #ddl(String)} for this store's table (does nothing if it exists). Safe to run from many processes
-   * at once: PostgreSQL fails some of concurrent {@code CREATE TABLE IF NOT EXISTS} with a duplicate key in its
-   * catalog, and such a failure counts as success when the table exists afterwards.
-   *
-   * @throws GeneIdException if the database refuses it or cannot be reached
+   * With {@link Builder#createTable(boolean)}, runs {@link #ddl(String)} once, before the first claim. Safe to run
+   * from many processes at once: PostgreSQL fails some of concurrent {@code CREATE TABLE IF NOT EXISTS} with a
+   * duplicate key in its catalog, and such a failure counts as success when the table exists afterwards.
    */
-  public void createTable() {
-    try (JdbcSession s = JdbcSession.open(dataSource.getConnection(), statementTimeout, true)) {
+  private void ensureTable(JdbcSession s) throws SQLException {
+    if (!createTable || tableReady) {
+      return;
+    }
+    synchronized (this) {
+      if (tableReady) {
+        return;
+      }
       try (Statement st = s.statement()) {
         st.execute(ddl(table));
       } catch (SQLException e) {
@@ -133,8 +154,7 @@ public final class JdbcSegmentStore implements SegmentStore {
         }
         LOG.debug("segment table {} was created by another process at the same time ({})", table, e.getMessage());
       }
-    } catch (SQLException e) {
-      throw new GeneIdException("could not create the segment table " + table + ": " + e.getMessage(), e);
+      tableReady = true;
     }
   }
 
@@ -161,11 +181,13 @@ public final class JdbcSegmentStore implements SegmentStore {
     if (step < 1) {
       throw new IllegalArgumentException("step must be at least 1 but was " + step);
     }
-    try (JdbcSession s = JdbcSession.open(dataSource.getConnection(), statementTimeout, true)) {
+    try (JdbcSession s = JdbcSession.open(connections.get(), statementTimeout, true)) {
+      ensureTable(s);
       return claim(s, bizTag, step); // each statement sees and publishes the latest max_id on its own
     } catch (SQLException e) {
-      throw new GeneIdException("the JDBC segment store (table " + table + ") could not hand out " + step
-          + " values of tag '" + bizTag + "': " + e.getMessage(), e);
+      SQLException clean = JdbcSession.scrubbed(e, url);
+      throw new GeneIdException("the JDBC segment store (" + description + ") could not hand out " + step
+          + " values of tag '" + bizTag + "': " + clean.getMessage(), clean);
     }
   }
 
@@ -228,7 +250,7 @@ public final class JdbcSegmentStore implements SegmentStore {
 
   @Override
   public String toString() {
-    return "JdbcSegmentStore[table=" + table + "]";
+    return "JdbcSegmentStore[" + description.replace("table ", "table=") + "]";
   }
 
   private static void checkTable(String table) {
@@ -240,18 +262,48 @@ public final class JdbcSegmentStore implements SegmentStore {
 
   /** Configuration of a {@link JdbcSegmentStore}. */
   public static final class Builder {
-    private final DataSource dataSource;
+    private @Nullable DataSource dataSource;
+    private @Nullable String jdbcUrl;
+    private @Nullable String username;
+    private @Nullable String password;
     private String table = DEFAULT_TABLE;
+    private boolean createTable;
     private int maxAttempts = DEFAULT_MAX_ATTEMPTS;
     private Duration statementTimeout = DEFAULT_STATEMENT_TIMEOUT;
 
-    private Builder(DataSource dataSource) {
+    private Builder() {}
+
+    /** A pool such as HikariCP. The store never closes it. */
+    public Builder dataSource(DataSource dataSource) {
       this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      this.jdbcUrl = null;
+      return this;
     }
 
-    /** The table name (a plain identifier, optionally created by {@link #createTable()}). Default gene_id_segment. */
+    /**
+     * A JDBC URL opened through {@link java.sql.DriverManager}, one connection per segment fetch (a fetch is rare:
+     * once per segment), within the statement timeout.
+     */
+    public Builder jdbcUrl(String jdbcUrl, @Nullable String username, @Nullable String password) {
+      this.jdbcUrl = Objects.requireNonNull(jdbcUrl, "jdbcUrl");
+      this.username = username;
+      this.password = password;
+      this.dataSource = null;
+      return this;
+    }
+
+    /** The table name (a plain identifier). Default gene_id_segment. */
     public Builder table(String table) {
       this.table = Objects.requireNonNull(table, "table");
+      return this;
+    }
+
+    /**
+     * Whether to run {@link JdbcSegmentStore#ddl(String)} ({@code CREATE TABLE IF NOT EXISTS}) before the first
+     * claim, as {@link JdbcWorkerIdAssigner.Builder#createTable(boolean)} does for leases. Default false.
+     */
+    public Builder createTable(boolean createTable) {
+      this.createTable = createTable;
       return this;
     }
 
@@ -277,7 +329,19 @@ public final class JdbcSegmentStore implements SegmentStore {
       checkTable(table);
       Checks.range("maxAttempts", maxAttempts, 1, 10_000);
       Checks.duration("statementTimeout", statementTimeout, Duration.ofSeconds(1), Duration.ofHours(1));
-      return new JdbcSegmentStore(this);
+      DataSource ds = dataSource;
+      if (ds != null) {
+        return new JdbcSegmentStore(this, ds::getConnection, null, "table " + table);
+      }
+      String url = jdbcUrl;
+      if (url == null) {
+        throw new IllegalArgumentException("a DataSource or a JDBC URL (jdbc-url) is required");
+      }
+      String user = username;
+      String pass = password;
+      Duration timeout = statementTimeout;
+      return new JdbcSegmentStore(this, () -> JdbcSession.connect(url, user, pass, timeout), url,
+          JdbcSession.describeUrl(url) + ", table " + table);
     }
   }
 }

@@ -15,7 +15,7 @@ class JdbcSegmentMultiJvmTest {
   void threeJvmsSharingOneTableNeverIssueTheSameId(SegmentDatabase.Kind kind, @TempDir Path dir)
       throws Exception {
     try (SegmentDatabase db = SegmentDatabase.create(kind)) {
-      JdbcSegmentStore.builder(db.pool()).build().createTable();
+      SegmentDatabase.createTable(db.pool());
       SegmentMultiJvm.run(SegmentJvmMain.class,
           List.of(db.url(), db.kind.user, db.kind.password.isEmpty() ? "-" : db.kind.password), dir);
     }

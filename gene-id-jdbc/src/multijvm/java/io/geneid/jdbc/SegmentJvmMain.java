@@ -21,7 +21,7 @@ public final class SegmentJvmMain {
     config.setPassword(store.get(2).equals("-") ? "" : store.get(2));
     config.setMaximumPoolSize(2);
     try (HikariDataSource ds = new HikariDataSource(config)) {
-      SegmentMultiJvm.issue(args, JdbcSegmentStore.builder(ds).build());
+      SegmentMultiJvm.issue(args, JdbcSegmentStore.builder().dataSource(ds).build());
     }
   }
 }

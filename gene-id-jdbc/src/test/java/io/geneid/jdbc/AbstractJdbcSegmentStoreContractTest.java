@@ -31,12 +31,12 @@ abstract class AbstractJdbcSegmentStoreContractTest extends AbstractSegmentStore
   void createDatabase() {
     db = track(SegmentDatabase.create(kind)); // tracked first: dropped after every generator and pool on it closed
     ds = db.pool();
-    JdbcSegmentStore.builder(ds).build().createTable();
+    SegmentDatabase.createTable(ds);
   }
 
   @Override
   protected SegmentStore newStore() {
-    return JdbcSegmentStore.builder(db.pool(db.url(), 4)).build(); // a new process: a new pool, a new store
+    return JdbcSegmentStore.builder().dataSource(db.pool(db.url(), 4)).build(); // a new process: a new pool, a new store
   }
 
   @Override
@@ -63,7 +63,7 @@ abstract class AbstractJdbcSegmentStoreContractTest extends AbstractSegmentStore
   /** The store behind a {@link TcpProxy}, for the subclasses on a database server. */
   public Outage outage() throws Exception {
     TcpProxy proxy = track(new TcpProxy("127.0.0.1", db.kind.port));
-    return Outage.behind(proxy, JdbcSegmentStore.builder(db.pool(db.url(proxy.port()), 2)).build(),
+    return Outage.behind(proxy, JdbcSegmentStore.builder().dataSource(db.pool(db.url(proxy.port()), 2)).build(),
         "JdbcSegmentStore[table=gene_id_segment]",
         "the JDBC segment store (table gene_id_segment) could not hand out 100 values of tag 'order': ", null);
   }

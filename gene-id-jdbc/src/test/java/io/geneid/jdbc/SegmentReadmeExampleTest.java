@@ -18,10 +18,10 @@ class SegmentReadmeExampleTest {
       dataSource.setUsername("sa");
       dataSource.setConnectionTimeout(1_000);
 
-      JdbcSegmentStore store = JdbcSegmentStore.builder(dataSource)
+      JdbcSegmentStore store = JdbcSegmentStore.builder().dataSource(dataSource)
           .table("gene_id_segment")
+          .createTable(true)
           .build();
-      store.createTable();
 
       try (GeneSegmentGenerator orders = GeneSegmentGenerator.builder(store, "order")
           .geneBits(6)

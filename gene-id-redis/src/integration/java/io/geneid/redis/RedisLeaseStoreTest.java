@@ -98,7 +98,7 @@ class RedisLeaseStoreTest {
       for (int i = 0; i < 1_000; i++) {
         ids.add(g.nextId());
       }
-      Instant markBefore = g.lease().highWaterMark();
+      Instant markBefore = g.lease().orElseThrow().highWaterMark();
       store.forgetPool(space); // a Redis restart without persistence
       long forgotten = System.currentTimeMillis();
       long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
@@ -114,7 +114,7 @@ class RedisLeaseStoreTest {
       assertThat(g.isIssuing()).isTrue();
       // back only after one TTL and the slack, with a mark beyond anything the lost lease could have issued
       assertThat(System.currentTimeMillis() - forgotten).isGreaterThanOrEqualTo(2_900);
-      assertThat(g.lease().previousHighWaterMark()).isAfter(markBefore.minusMillis(1_000));
+      assertThat(g.lease().orElseThrow().previousHighWaterMark()).isAfter(markBefore.minusMillis(1_000));
       for (int i = 0; i < 1_000; i++) {
         assertThat(ids.add(g.nextId())).isTrue();
       }
@@ -167,7 +167,7 @@ class RedisLeaseStoreTest {
               + "/0, refused the credentials of the URI (authentication failed: WRONGPASS")
           .hasMessageEndingWith("): check the user and password")
           .hasMessageNotContaining("wrong-one");
-      assertThatThrownBy(() -> RedisSegmentStore.builder(uri).build())
+      assertThatThrownBy(() -> RedisSegmentStore.builder().redisUri(uri).build())
           .hasMessageStartingWith("the segment store, Redis at redis://127.0.0.1:" + redis.port()
               + "/0, refused the credentials of the URI (authentication failed: WRONGPASS");
     }

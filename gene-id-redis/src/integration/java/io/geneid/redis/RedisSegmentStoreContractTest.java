@@ -19,7 +19,7 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
   }
 
   private RedisSegmentStore store(String uri) {
-    return track(RedisSegmentStore.builder(uri).keyPrefix(redis.prefix).timeout(Duration.ofMillis(500))
+    return track(RedisSegmentStore.builder().redisUri(uri).keyPrefix(redis.prefix).commandTimeout(Duration.ofMillis(500))
         .allowWithoutPersistence(true).build());
   }
 
@@ -30,12 +30,12 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
 
   @Override
   protected long counter(String tag) {
-    return Long.parseLong(redis.redis().get(redis.prefix + tag));
+    return Long.parseLong(redis.redis().get(redis.segmentKey(tag)));
   }
 
   @Override
   protected void loseCounter(String tag) {
-    redis.redis().del(redis.prefix + tag); // what a restart of a Redis without persistence does
+    redis.redis().del(redis.segmentKey(tag)); // what a restart of a Redis without persistence does
   }
 
   @Override
@@ -54,7 +54,7 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
     String uri = "redis://127.0.0.1:" + proxy.port();
     return Outage.behind(proxy, store(uri), "RedisSegmentStore[" + uri + "/0, keyPrefix=" + redis.prefix + "]",
         "the Redis segment store at " + uri + "/0 could not hand out 100 values of tag 'order' (INCRBY "
-            + redis.prefix + "order): ",
+            + redis.segmentKey("order") + "): ",
         Duration.ofSeconds(2)); // commands are rejected at once while disconnected
   }
 }

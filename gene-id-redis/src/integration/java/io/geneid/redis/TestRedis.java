@@ -56,6 +56,11 @@ public final class TestRedis implements AutoCloseable {
     return keyPrefix + ":lease:{" + space + "}:" + part;
   }
 
+  /** The counter key of segment tag {@code tag} under {@link #prefix}. */
+  public String segmentKey(String tag) {
+    return prefix + ":segment:" + tag;
+  }
+
   /** A key of the worker-id pool {@code space} under {@link #prefix}. */
   public String leaseKey(String space, String part) {
     return leaseKey(prefix, space, part);

@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import java.util.Objects;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneIdException;
 import io.lettuce.core.ClientOptions;
@@ -164,5 +165,19 @@ final class RedisConnections {
     String info = commands.info("server");
     checkVersion(infoField(info, "redis_version"), what);
     return info;
+  }
+
+  /**
+   * A key prefix for leases and segments alike: non-empty and free of {@code { }} (the lease keys put the space in a
+   * hash tag).
+   *
+   * @throws IllegalArgumentException naming the prefix
+   */
+  static String checkKeyPrefix(String keyPrefix) {
+    Objects.requireNonNull(keyPrefix, "keyPrefix");
+    if (keyPrefix.isBlank() || keyPrefix.contains("{") || keyPrefix.contains("}")) {
+      throw new IllegalArgumentException("keyPrefix must be non-empty and free of { } but was '" + keyPrefix + "'");
+    }
+    return keyPrefix;
   }
 }

@@ -33,12 +33,12 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Failing fast.</b> A store built from a URI owns its Lettuce client, configured to reject commands at once
  * while disconnected ({@code DisconnectedBehavior.REJECT_COMMANDS}), with short connect and command timeouts
- * ({@link Builder#timeout(Duration)}) and reconnect attempts at most 500 ms apart. {@link Builder#build()} connects, and
+ * ({@link Builder#commandTimeout(Duration)}) and reconnect attempts at most 500 ms apart. {@link Builder#build()} connects, and
  * fails with a clear message when Redis cannot be reached. A store built over an existing connection uses that
  * connection's settings and does not close it.
  *
  * <pre>{@code
- * try (RedisSegmentStore store = RedisSegmentStore.builder("redis://127.0.0.1:6379").build();
+ * try (RedisSegmentStore store = RedisSegmentStore.builder().redisUri("redis://127.0.0.1:6379").build();
  *     GeneSegmentGenerator orders = GeneSegmentGenerator.builder(store, "order").build()) {
  *   long id = orders.nextId();
  * }
@@ -46,14 +46,14 @@ import org.slf4j.LoggerFactory;
  */
 public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
-  /** The default {@link Builder#keyPrefix(String)}. */
-  public static final String DEFAULT_KEY_PREFIX = "gene-id:segment:";
+  /** The default {@link Builder#keyPrefix(String)}: counters are {@code gene-id:segment:<tag>}. */
+  public static final String DEFAULT_KEY_PREFIX = "gene-id";
   /** The builder method and property that accept a Redis without persistence. */
   static final String OPT_IN = "allowWithoutPersistence(true) (property redis-allow-without-persistence=true)";
 
   private static final Logger LOG = LoggerFactory.getLogger(RedisSegmentStore.class);
 
-  /** The default {@link Builder#timeout(Duration)}. */
+  /** The default {@link Builder#commandTimeout(Duration)}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
   private final StatefulRedisConnection<String, String> connection;
@@ -72,18 +72,11 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   }
 
   /**
-   * A builder for a store that connects to {@code redisUri} (e.g. {@code redis://127.0.0.1:6379/0}, or
-   * {@code redis://:password@host:6379}) with its own client.
-   *
-   * @throws IllegalArgumentException if the URI cannot be parsed
+   * A builder; {@link Builder#redisUri(String)} or {@link Builder#connection(StatefulRedisConnection)} is required,
+   * as for {@link RedisWorkerIdAssigner#builder()}.
    */
-  public static Builder builder(String redisUri) {
-    return new Builder(RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri")), null);
-  }
-
-  /** A builder for a store over an existing connection, which the store uses as it is and never closes. */
-  public static Builder builder(StatefulRedisConnection<String, String> connection) {
-    return new Builder(null, Objects.requireNonNull(connection, "connection"));
+  public static Builder builder() {
+    return new Builder();
   }
 
   /**
@@ -100,7 +93,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     if (step < 1) {
       throw new IllegalArgumentException("step must be at least 1 but was " + step);
     }
-    String key = keyPrefix + bizTag;
+    String key = key(bizTag);
     long end;
     try {
       end = commands.incrby(key, step);
@@ -115,9 +108,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     return new Segment(end - step + 1, end);
   }
 
-  /** The Redis key holding {@code bizTag}'s counter. */
+  /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */
   public String key(String bizTag) {
-    return keyPrefix + bizTag;
+    return keyPrefix + ":segment:" + bizTag;
   }
 
   /** Closes the connection and client if this store opened them. */
@@ -135,31 +128,45 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   /** Configuration of a {@link RedisSegmentStore}. */
   public static final class Builder {
-    private final @Nullable RedisURI uri;
-    private final @Nullable StatefulRedisConnection<String, String> connection;
+    private @Nullable RedisURI redisUri;
+    private @Nullable StatefulRedisConnection<String, String> connection;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration timeout = DEFAULT_TIMEOUT;
     private boolean allowWithoutPersistence;
 
-    private Builder(@Nullable RedisURI uri, @Nullable StatefulRedisConnection<String, String> connection) {
-      this.uri = uri;
-      this.connection = connection;
+    private Builder() {}
+
+    /**
+     * The Redis to connect to, e.g. {@code redis://127.0.0.1:6379/0} or {@code redis://:password@host:6379/0}. The
+     * store owns (and closes) the client.
+     *
+     * @throws IllegalArgumentException if the URI cannot be parsed (the message never repeats its secrets)
+     */
+    public Builder redisUri(String redisUri) {
+      this.redisUri = RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri"));
+      this.connection = null;
+      return this;
     }
 
-    /** Prefix of the counter keys ({@code prefix + bizTag}). Default {@code gene-id:segment:}. */
+    /** An existing connection (String codec), which the store uses as it is and never closes. */
+    public Builder connection(StatefulRedisConnection<String, String> connection) {
+      this.connection = Objects.requireNonNull(connection, "connection");
+      this.redisUri = null;
+      return this;
+    }
+
+    /**
+     * The first part of every key, as for the lease keys of {@link RedisWorkerIdAssigner}: counters are
+     * {@code <keyPrefix>:segment:<tag>}. Non-empty, without {@code { }}. Default {@code gene-id}.
+     */
     public Builder keyPrefix(String keyPrefix) {
-      Objects.requireNonNull(keyPrefix, "keyPrefix");
-      if (keyPrefix.isBlank()) {
-        throw new IllegalArgumentException("keyPrefix must not be empty: the counters would be bare keys named after"
-            + " their tags (order, item), open to clashes with any other key of the database");
-      }
-      this.keyPrefix = keyPrefix;
+      this.keyPrefix = RedisConnections.checkKeyPrefix(keyPrefix);
       return this;
     }
 
     /** Connect and command timeout of an owned client, in [10 ms, 60 s]. Default 2 s. */
-    public Builder timeout(Duration timeout) {
-      this.timeout = Objects.requireNonNull(timeout, "timeout");
+    public Builder commandTimeout(Duration commandTimeout) {
+      this.timeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
       return this;
     }
 
@@ -182,13 +189,17 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
-      Checks.duration("timeout", timeout, Duration.ofMillis(10), Duration.ofSeconds(60));
+      Checks.duration("commandTimeout", timeout, Duration.ofMillis(10), Duration.ofSeconds(60));
+      StatefulRedisConnection<String, String> connection = this.connection;
+      if (connection == null && redisUri == null) {
+        throw new IllegalArgumentException("a Redis URI (redisUri) or a connection is required");
+      }
       if (connection != null) {
         String where = "connection " + connection;
         checkPersistence(connection.sync(), where, allowWithoutPersistence);
         return new RedisSegmentStore(connection, keyPrefix, where, null);
       }
-      RedisURI target = Objects.requireNonNull(uri);
+      RedisURI target = Objects.requireNonNull(redisUri);
       String where = RedisConnections.describe(target);
       RedisConnections.Owned client;
       try {

@@ -425,11 +425,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
     /** The first part of every key. Default {@code gene-id}. */
     public Builder keyPrefix(String keyPrefix) {
-      if (keyPrefix.isEmpty() || keyPrefix.contains("{") || keyPrefix.contains("}")) {
-        throw new IllegalArgumentException("redis-key-prefix must be non-empty and free of { } but was '" + keyPrefix
-            + "'");
-      }
-      this.keyPrefix = keyPrefix;
+      this.keyPrefix = RedisConnections.checkKeyPrefix(keyPrefix);
       return this;
     }
 

@@ -17,7 +17,7 @@ class RedisSegmentMultiJvmTest {
     try (TestRedis redis = new TestRedis("segment")) {
       Set<Long> ids = SegmentMultiJvm.run(SegmentRedisJvmMain.class, List.of(TestRedis.URI, redis.prefix), dir);
       // every value the three processes took came from the one counter
-      long counter = Long.parseLong(redis.redis().get(redis.prefix + SegmentMultiJvm.TAG));
+      long counter = Long.parseLong(redis.redis().get(redis.segmentKey(SegmentMultiJvm.TAG)));
       assertThat(ids).allMatch(id -> (id >>> 6) <= counter);
     }
   }

@@ -13,7 +13,7 @@ public final class SegmentRedisJvmMain {
 
   public static void main(String[] args) throws Exception {
     List<String> store = SegmentMultiJvm.storeArgs(args);
-    try (RedisSegmentStore s = RedisSegmentStore.builder(store.get(0)).keyPrefix(store.get(1))
+    try (RedisSegmentStore s = RedisSegmentStore.builder().redisUri(store.get(0)).keyPrefix(store.get(1))
         .allowWithoutPersistence(true).build()) {
       SegmentMultiJvm.issue(args, s);
     }

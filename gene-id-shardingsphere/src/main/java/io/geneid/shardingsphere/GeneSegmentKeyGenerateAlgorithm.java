@@ -57,8 +57,8 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>jdbc-table</td><td>the segment table</td><td>gene_id_segment</td></tr>
  *   <tr><td>jdbc-create-table</td><td>create the table on first use if it does not exist</td><td>false</td></tr>
  *   <tr><td>redis-uri</td><td>e.g. {@code redis://127.0.0.1:6379/0}</td><td>required</td></tr>
- *   <tr><td>redis-key-prefix</td><td>prefix of the counter keys ({@code prefix + biz-tag})</td>
- *       <td>gene-id:segment:</td></tr>
+ *   <tr><td>redis-key-prefix</td><td>first part of the counter keys ({@code <prefix>:segment:<biz-tag>}), as for
+ *       the lease keys</td><td>gene-id</td></tr>
  *   <tr><td>redis-allow-without-persistence</td><td>accept a Redis that keeps nothing on disk (it forgets its
  *       counters on restart, and segment values then repeat across processes)</td><td>false</td></tr>
  * </table>
@@ -96,7 +96,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   private static final List<String> REDIS_PROPERTIES = List.of(REDIS_URI, REDIS_KEY_PREFIX,
       REDIS_ALLOW_WITHOUT_PERSISTENCE);
   private static final String DEFAULT_JDBC_TABLE = "gene_id_segment";
-  private static final String DEFAULT_REDIS_KEY_PREFIX = "gene-id:segment:";
+  private static final String DEFAULT_REDIS_KEY_PREFIX = "gene-id";
   private static final int MAX_TAG_LENGTH = 128;
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneSegmentKeyGenerateAlgorithm.class);

@@ -3,16 +3,8 @@ package io.geneid.shardingsphere;
 import io.geneid.core.segment.SegmentStore;
 import io.geneid.jdbc.JdbcSegmentStore;
 import io.geneid.redis.RedisSegmentStore;
-import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 
 /**
  * The segment stores of {@code GENE_SEGMENT}, one per store configuration in this JVM, created on first use. The
@@ -69,108 +61,29 @@ final class SegmentStores {
     }
 
     static SegmentStore create(Map<String, String> props) {
-      DataSource dataSource = new DriverManagerDataSource(props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_URL),
-          props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_USERNAME),
-          props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_PASSWORD));
-      JdbcSegmentStore store = JdbcSegmentStore.builder(dataSource)
+      return JdbcSegmentStore.builder()
+          .jdbcUrl(props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_URL),
+              props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_USERNAME),
+              props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_PASSWORD))
           .table(props.getOrDefault(GeneSegmentKeyGenerateAlgorithm.JDBC_TABLE, JdbcSegmentStore.DEFAULT_TABLE))
+          .createTable(Boolean.parseBoolean(props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_CREATE_TABLE)))
           .build();
-      if (Boolean.parseBoolean(props.get(GeneSegmentKeyGenerateAlgorithm.JDBC_CREATE_TABLE))) {
-        store.createTable();
-      }
-      return store;
     }
   }
 
   /** Loaded only with {@code segment-store: redis}. */
   private static final class Redis {
     static void checkUri(String uri) {
-      RedisSegmentStore.builder(uri);
+      RedisSegmentStore.builder().redisUri(uri);
     }
 
     static SegmentStore create(Map<String, String> props) {
-      return RedisSegmentStore.builder(props.get(GeneSegmentKeyGenerateAlgorithm.REDIS_URI))
+      return RedisSegmentStore.builder().redisUri(props.get(GeneSegmentKeyGenerateAlgorithm.REDIS_URI))
           .keyPrefix(props.getOrDefault(GeneSegmentKeyGenerateAlgorithm.REDIS_KEY_PREFIX,
               RedisSegmentStore.DEFAULT_KEY_PREFIX))
           .allowWithoutPersistence(Boolean.parseBoolean(
               props.get(GeneSegmentKeyGenerateAlgorithm.REDIS_ALLOW_WITHOUT_PERSISTENCE)))
           .build();
-    }
-  }
-
-  /**
-   * Connections from {@link DriverManager}, one per segment fetch (a fetch is rare: once per segment). The segment
-   * table lives outside ShardingSphere, on a plain connection.
-   */
-  private static final class DriverManagerDataSource implements DataSource {
-    private final String url;
-    private final @Nullable String username;
-    private final @Nullable String password;
-
-    DriverManagerDataSource(String url, @Nullable String username, @Nullable String password) {
-      this.url = url;
-      this.username = username;
-      this.password = password;
-    }
-
-    @Override
-    public Connection getConnection() throws SQLException {
-      java.util.Properties info = new java.util.Properties();
-      if (username != null) {
-        info.setProperty("user", username);
-      }
-      if (password != null) {
-        info.setProperty("password", password);
-      }
-      return DriverManager.getConnection(url, info);
-    }
-
-    @Override
-    public Connection getConnection(String user, String pass) throws SQLException {
-      return DriverManager.getConnection(url, user, pass);
-    }
-
-    @Override
-    public @Nullable PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(PrintWriter out) {
-      // DriverManager logs on its own
-    }
-
-    @Override
-    public void setLoginTimeout(int seconds) {
-      DriverManager.setLoginTimeout(seconds);
-    }
-
-    @Override
-    public int getLoginTimeout() {
-      return DriverManager.getLoginTimeout();
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-      throw new SQLFeatureNotSupportedException("no parent logger");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> iface) throws SQLException {
-      if (iface.isInstance(this)) {
-        return iface.cast(this);
-      }
-      throw new SQLException("not a wrapper for " + iface.getName());
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> iface) {
-      return iface.isInstance(this);
-    }
-
-    @Override
-    public String toString() {
-      return "DriverManager[" + url + "]";
     }
   }
 }

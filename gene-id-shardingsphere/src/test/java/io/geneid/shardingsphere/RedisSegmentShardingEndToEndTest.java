@@ -16,7 +16,7 @@ class RedisSegmentShardingEndToEndTest extends AbstractSegmentShardingEndToEndTe
   String keyGeneratorProps() {
     return "segment-store: redis\n"
         + "redis-uri: " + TestRedis.URI + "\n"
-        + "redis-key-prefix: \"" + redis.prefix + ":segment:\"\n"
+        + "redis-key-prefix: \"" + redis.prefix + "\"\n"
         + "redis-allow-without-persistence: true\n" // the shared CI Redis keeps nothing on disk
         + "min-step: 10\n"
         + "max-step: 100";

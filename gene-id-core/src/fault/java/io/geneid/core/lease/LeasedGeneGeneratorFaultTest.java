@@ -295,7 +295,7 @@ class LeasedGeneGeneratorFaultTest {
     g.close();
     assertThat(a.releasedMarks).containsExactly(mark.toEpochMilli());
     assertThat(logs()).last().satisfies(e -> assertThat(e.message()).isEqualTo("released worker id "
-        + g.lease().workerId() + " of space '" + space + "' at ModelLeaseStore[" + space + "] as p with mark "
+        + g.lease().orElseThrow().workerId() + " of space '" + space + "' at ModelLeaseStore[" + space + "] as p with mark "
         + mark));
   }
 }

@@ -53,6 +53,7 @@ final class LeaseKeeper implements Runnable {
   /** Driven by {@link #tick()} on the caller's thread (model tests), not by a thread of its own. */
   private final boolean manual;
   private final WorkerIdAssigner assigner;
+  private final boolean ownsAssigner;
   private final AtomicReference<LeaseState> state;
   private final String claimant;
   private final Thread thread;
@@ -97,6 +98,7 @@ final class LeaseKeeper implements Runnable {
     this.manual = manual;
     this.g = g;
     this.assigner = g.assigner;
+    this.ownsAssigner = g.ownsAssigner;
     this.state = state;
     this.claimant = "LeasedGeneGenerator of space '" + assigner.space() + "' from " + assigner;
     this.thread = new Thread(this, "gene-id-lease-keeper[" + assigner.space() + "]");
@@ -645,6 +647,9 @@ final class LeaseKeeper implements Runnable {
   }
 
   private void closeAssigner() {
+    if (!ownsAssigner) {
+      return; // the caller built it and closes it
+    }
     try {
       call("close of " + assigner, () -> {
         assigner.close();

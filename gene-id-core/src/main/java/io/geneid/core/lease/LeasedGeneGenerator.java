@@ -19,12 +19,14 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -107,6 +109,8 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   static final int MAX_RETRIES = 3;
 
   final WorkerIdAssigner assigner;
+  /** Whether closing this generator closes the assigner: only one that gene-id built ({@link WorkerIdAssigners}). */
+  final boolean ownsAssigner;
   final GeneIdLayout layout;
   final GeneClock clock;
   final long maxBorrowMillis;
@@ -134,6 +138,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
 
   private LeasedGeneGenerator(Builder b) {
     this.assigner = Objects.requireNonNull(b.assigner, "assigner");
+    this.ownsAssigner = b.ownsAssigner;
     this.layout = b.layout;
     this.clock = b.clock;
     this.maxBorrowMillis = b.maxBorrowMillis;
@@ -167,7 +172,9 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       first.get(startTimeoutNanos, TimeUnit.NANOSECONDS);
     } catch (ExecutionException e) {
       try {
-        assigner.close(); // the keeper has stopped: do not leak the store connection
+        if (ownsAssigner) {
+          assigner.close(); // the keeper has stopped: do not leak the store connection
+        }
       } catch (RuntimeException closing) {
         e.getCause().addSuppressed(closing);
       }
@@ -408,18 +415,37 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
 
   // ---------------------------------------------------------------- accessors
 
-  /** The worker id held now (it changes after a lost lease or a clock step back). */
+  /**
+   * The worker id held now (it changes after a lost lease or a clock step back), or -1 while none is held (fenced
+   * before a new lease, or closed), as {@link LeasedGeneStats#workerId()}.
+   */
   public long workerId() {
-    return currentHolding().workerId;
+    LeaseState.Holding h = state.get().holding();
+    return h == null ? -1 : h.workerId;
   }
 
-  /** The lease held now, as the store last answered for it. */
-  public WorkerLease lease() {
-    LeaseState s = state.get();
-    if (s.lease() == null) {
-      throw fenced(s, null);
+  /** The lease held now, as the store last answered for it; empty while none is held (or once closed). */
+  public Optional<WorkerLease> lease() {
+    return Optional.ofNullable(state.get().lease());
+  }
+
+  /**
+   * Waits until ids can be issued ({@link #isIssuing()}), at most {@code timeout}: after a {@link
+   * WorkerLeaseLostException} the keeper renews or leases again by itself once the store answers, and this is the way
+   * to wait for it instead of retrying in a loop.
+   *
+   * @return whether ids can be issued now; false after the timeout, once closed, or if the thread is interrupted
+   *     (its interrupt status stays set)
+   */
+  public boolean awaitIssuing(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!isIssuing()) {
+      if (state.get().closed() || System.nanoTime() - deadline >= 0 || Thread.currentThread().isInterrupted()) {
+        return false;
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(5));
     }
-    return s.lease();
+    return true;
   }
 
   /** Whether ids can be issued right now (a lease is held, renewed in time, and not closed). */
@@ -543,10 +569,16 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     @Nullable Duration startTimeout;
     LongSupplier nanos = System::nanoTime;
     boolean manualKeeper;
+    boolean ownsAssigner;
 
     private Builder() {}
 
-    /** Where worker ids come from. Required. The generator closes it when it is closed. */
+    /**
+     * Where worker ids come from. Required. The generator releases its lease at {@link #close()} but does not close
+     * the assigner: whoever builds a store client closes it, so close the assigner after the generator (a failed
+     * {@link #build()} leaves it open, ready for another try). Generators that {@link WorkerIdAssigners} builds from
+     * properties own the assigners it creates for them and close them.
+     */
     public Builder assigner(WorkerIdAssigner assigner) {
       this.assigner = Objects.requireNonNull(assigner, "assigner");
       return this;
@@ -606,6 +638,12 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       Objects.requireNonNull(startTimeout, "startTimeout");
       Checks.range("startTimeout (ms)", startTimeout.toMillis(), 1, 3_600_000);
       this.startTimeout = startTimeout;
+      return this;
+    }
+
+    /** The generator closes the assigner when it is closed or cannot start: gene-id built the assigner for it. */
+    Builder ownAssigner() {
+      this.ownsAssigner = true;
       return this;
     }
 

@@ -245,8 +245,8 @@ public final class WorkerIdAssigners {
   /**
    * A new leased generator over {@code assigner} (built by the caller, for a store it reaches another way, such as
    * an application's DataSource) with the generator settings of {@code props}: the layout, {@code max-borrow-millis},
-   * {@code clock-backwards-max-wait} and {@code lease-renew-interval}. The assigner is closed if the generator cannot
-   * be built.
+   * {@code clock-backwards-max-wait} and {@code lease-renew-interval}. The generator takes the assigner over: it
+   * closes it when it is closed, or at once if it cannot be built.
    *
    * @throws IllegalArgumentException for a bad value, naming it
    */
@@ -259,7 +259,7 @@ public final class WorkerIdAssigners {
       if (renew != null) {
         b.renewInterval(renew);
       }
-      return b.assigner(assigner).build();
+      return b.assigner(assigner).ownAssigner().build();
     } catch (RuntimeException e) {
       assigner.close(); // a bad setting or a failed first acquire: do not leak the store connection
       throw e;

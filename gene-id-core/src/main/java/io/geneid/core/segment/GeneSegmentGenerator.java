@@ -70,7 +70,7 @@ import org.jspecify.annotations.Nullable;
  * before shutdown are skipped, so a larger step costs more gaps per restart; it also rides out longer outages.
  *
  * <pre>{@code
- * SegmentStore store = JdbcSegmentStore.builder(dataSource).build();
+ * SegmentStore store = JdbcSegmentStore.builder().dataSource(dataSource).build();
  * try (GeneSegmentGenerator orders = GeneSegmentGenerator.builder(store, "order").build()) {
  *   long orderId = orders.nextId();              // a root row: genes spread round-robin
  *   long itemId = orders.nextIdFor(orderId);     // routes like its order
@@ -227,7 +227,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private long takeValue() {
     for (;;) {
       if (closed) {
-        throw new IllegalStateException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed");
+        throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
       }
       Buffer b = Objects.requireNonNull(current);
       long v = b.cursor.getAndIncrement();

@@ -24,7 +24,7 @@ import io.geneid.core.GeneIdException;
  * share one store, so implementations must be thread-safe.
  */
 @FunctionalInterface
-public interface SegmentStore {
+public interface SegmentStore extends AutoCloseable {
 
   /**
    * Claims the next range of values for {@code bizTag}.
@@ -35,4 +35,12 @@ public interface SegmentStore {
    * @throws RuntimeException (preferably {@link GeneIdException}) if the store cannot hand out a range
    */
   Segment nextSegment(String bizTag, long step);
+
+  /**
+   * Closes what the store opened itself (a client it connected from a URI); never what it was given (a DataSource,
+   * a connection). A generator never closes its store: several generators share one, and whoever built the store
+   * closes it after them. The default does nothing.
+   */
+  @Override
+  default void close() {}
 }

@@ -137,7 +137,7 @@ public abstract class AbstractWorkerIdAssignerContractTest {
       }
       exact = g.highWaterMark();
       // while it runs, the store holds a mark ahead of what it issued
-      assertThat(g.lease().highWaterMark()).isAfter(exact);
+      assertThat(g.lease().orElseThrow().highWaterMark()).isAfter(exact);
     }
     WorkerLease after = assigner(space, 0, 0, "second").acquire(255); // free at once: no waiting for expiry
     assertThat(after.workerId()).isEqualTo(0);
@@ -221,7 +221,7 @@ public abstract class AbstractWorkerIdAssignerContractTest {
         ids.add(g.nextId());
       }
       takeOver(space, before);
-      assertThatThrownBy(() -> a.renew(g.lease(), Instant.EPOCH)).isInstanceOf(WorkerLeaseLostException.class);
+      assertThatThrownBy(() -> a.renew(g.lease().orElseThrow(), Instant.EPOCH)).isInstanceOf(WorkerLeaseLostException.class);
       Await.until(() -> g.leasesLost() == 1 && g.isIssuing(), Duration.ofSeconds(5), "a new lease after the lost one");
       assertThat(g.workerId()).isNotEqualTo(before);
       for (int i = 0; i < 1_000; i++) {
@@ -242,7 +242,7 @@ public abstract class AbstractWorkerIdAssignerContractTest {
     old.renew(lease, Instant.ofEpochMilli(mark));
     old.release(lease, Instant.ofEpochMilli(mark));
     try (LeasedGeneGenerator g = generator(assigner(space, 0, 0, "new"), GeneClock.system())) {
-      assertThat(g.lease().previousHighWaterMark().toEpochMilli()).isEqualTo(mark);
+      assertThat(g.lease().orElseThrow().previousHighWaterMark().toEpochMilli()).isEqualTo(mark);
       for (int i = 0; i < 5_000; i++) {
         long id = g.nextId(i & 3);
         assertThat(g.layout().decode(id).timestamp().toEpochMilli()).isGreaterThan(mark);

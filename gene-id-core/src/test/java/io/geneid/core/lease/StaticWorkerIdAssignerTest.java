@@ -112,7 +112,7 @@ class StaticWorkerIdAssignerTest {
       long issuedAt = GeneIdLayout.defaults().decode(id).timestamp().toEpochMilli();
       // recorded before use: at least one TTL (1 s here) ahead of what was issued
       assertThat(recorded).isGreaterThanOrEqualTo(issuedAt + 900);
-      assertThat(g.lease().highWaterMark().toEpochMilli()).isEqualTo(recorded);
+      assertThat(g.lease().orElseThrow().highWaterMark().toEpochMilli()).isEqualTo(recorded);
     }
   }
 

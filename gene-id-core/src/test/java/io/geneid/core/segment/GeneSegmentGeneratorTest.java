@@ -393,8 +393,8 @@ class GeneSegmentGeneratorTest {
     GeneSegmentGenerator g = fixedStep(100);
     g.nextId();
     g.close();
-    assertThatThrownBy(g::nextId).isInstanceOf(IllegalStateException.class)
-        .hasMessage("the GeneSegmentGenerator of tag 'order' is closed");
+    assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class)
+        .hasMessage("the GeneSegmentGenerator of tag 'order' is closed: it issues no ids");
   }
 
   @Test

@@ -595,8 +595,8 @@ public class GeneIdProperties {
     /** Prefix of the lease keys (<prefix>:lease:{<space>}:...). Default: gene-id. */
     private @Nullable String leaseKeyPrefix;
 
-    /** Prefix of the segment counter keys (<prefix><tag>). */
-    private String segmentKeyPrefix = "gene-id:segment:";
+    /** Prefix of the segment counter keys (<prefix>:segment:<tag>), as for the lease keys. Default: gene-id. */
+    private String segmentKeyPrefix = "gene-id";
 
     /**
      * Accept a segment Redis that keeps nothing on disk (appendonly no, no save points). It forgets its counters when
@@ -668,7 +668,7 @@ public class GeneIdProperties {
     /** The segment table (see JdbcSegmentStore.ddl). */
     private String segmentTable = "gene_id_segment";
 
-    /** Whether to run CREATE TABLE IF NOT EXISTS for the lease and segment tables at start-up. */
+    /** Whether to run CREATE TABLE IF NOT EXISTS for the lease and segment tables before their first use. */
     private boolean createTables;
 
     public @Nullable String getUrl() {

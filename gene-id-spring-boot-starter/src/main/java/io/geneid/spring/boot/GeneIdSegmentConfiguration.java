@@ -81,7 +81,7 @@ class GeneIdSegmentConfiguration {
               + ".redis.uri, e.g. redis://127.0.0.1:6379/0");
         }
         Duration timeout = redis.getTimeout() != null ? redis.getTimeout() : DEFAULT_REDIS_TIMEOUT;
-        store = renamed(Map.of("redisUri", GeneIdProperties.PREFIX + ".redis.uri", "timeout",
+        store = renamed(Map.of("redisUri", GeneIdProperties.PREFIX + ".redis.uri", "commandTimeout",
             GeneIdProperties.PREFIX + ".redis.timeout", "keyPrefix", GeneIdProperties.PREFIX + ".redis.segment-key-prefix"),
             () -> RedisSupport.segmentStore(uri, redis.getSegmentKeyPrefix(), timeout,
                 redis.isSegmentAllowWithoutPersistence()));

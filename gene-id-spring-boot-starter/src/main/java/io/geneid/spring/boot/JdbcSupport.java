@@ -26,12 +26,9 @@ final class JdbcSupport {
     return WorkerIdAssigners.generator(props, assigner);
   }
 
-  /** The segment store over {@code dataSource}, its table created first if asked to. */
+  /** The segment store over {@code dataSource}; its table created before the first claim if asked to. */
   static SegmentStore segmentStore(GeneIdProperties.Jdbc jdbc, DataSource dataSource) {
-    JdbcSegmentStore store = JdbcSegmentStore.builder(dataSource).table(jdbc.getSegmentTable()).build();
-    if (jdbc.isCreateTables()) {
-      store.createTable();
-    }
-    return store;
+    return JdbcSegmentStore.builder().dataSource(dataSource).table(jdbc.getSegmentTable())
+        .createTable(jdbc.isCreateTables()).build();
   }
 }

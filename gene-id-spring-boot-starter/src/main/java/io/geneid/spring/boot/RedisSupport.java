@@ -14,7 +14,7 @@ final class RedisSupport {
    * keeps nothing on disk is refused unless {@code gene-id.redis.segment-allow-without-persistence}.
    */
   static SegmentStore segmentStore(String uri, String keyPrefix, Duration timeout, boolean allowWithoutPersistence) {
-    return RedisSegmentStore.builder(uri).keyPrefix(keyPrefix).timeout(timeout)
+    return RedisSegmentStore.builder().redisUri(uri).keyPrefix(keyPrefix).commandTimeout(timeout)
         .allowWithoutPersistence(allowWithoutPersistence).build();
   }
 }

@@ -56,7 +56,7 @@ class ConfigurationMetadataTest {
     assertThat(properties.get("gene-id.lease.space").get("defaultValue").asText()).isEqualTo("default");
     assertThat(properties.get("gene-id.redis.lease-key-prefix").get("defaultValue").asText()).isEqualTo("gene-id");
     assertThat(properties.get("gene-id.redis.segment-key-prefix").get("defaultValue").asText())
-        .isEqualTo("gene-id:segment:");
+        .isEqualTo("gene-id");
     assertThat(properties.get("gene-id.jdbc.lease-table").get("defaultValue").asText())
         .isEqualTo("gene_id_worker_lease");
     assertThat(properties.get("gene-id.jdbc.segment-table").get("defaultValue").asText()).isEqualTo("gene_id_segment");

@@ -1,5 +1,6 @@
 package io.geneid.spring.boot;
 
+import io.geneid.core.GeneIdException;
 import static io.geneid.spring.boot.StartupFailures.failsWith;
 import static io.geneid.spring.boot.StartupFailures.invalidProperty;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -106,8 +107,8 @@ class GeneIdSegmentTest {
               .hasMessage("no segment generator for tag 'invoice': gene-id.segment.tags are [order, item]");
         });
     // closed with the context
-    assertThatThrownBy(() -> bean.get().forTag("order").nextId()).isInstanceOf(IllegalStateException.class)
-        .hasMessage("the GeneSegmentGenerator of tag 'order' is closed");
+    assertThatThrownBy(() -> bean.get().forTag("order").nextId()).isInstanceOf(GeneIdException.class)
+        .hasMessage("the GeneSegmentGenerator of tag 'order' is closed: it issues no ids");
     // a restart continues above every value handed out before
     h2(url).withPropertyValues("gene-id.segment.tags=order").run(context -> {
       GeneSegmentGenerator orders = context.getBean(GeneSegmentGenerators.class).forTag("order");
@@ -117,10 +118,9 @@ class GeneIdSegmentTest {
 
   @Test
   void redisGeneratorsPerTag() {
-    String prefix = redis.prefix + ":segment:";
     AtomicReference<GeneSegmentGenerators> bean = new AtomicReference<>();
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.redis.uri=" + TestRedis.URI,
-        "gene-id.redis.segment-key-prefix=" + prefix, "gene-id.segment.tags=order,item",
+        "gene-id.redis.segment-key-prefix=" + redis.prefix, "gene-id.segment.tags=order,item",
         "gene-id.redis.segment-allow-without-persistence=true", // the shared CI Redis keeps nothing on disk
         "gene-id.segment.min-step=50", "gene-id.gene-bits=4", "gene-id.timestamp-bits=43").run(context -> {
           assertThat(context).hasNotFailed();
@@ -132,10 +132,10 @@ class GeneIdSegmentTest {
           assertThat(orders.valueOf(order)).isEqualTo(1);
           long item = segments.forTag("item").nextIdFor(order);
           assertThat(item & 15).isEqualTo(order & 15);
-          assertThat(redis.redis().get(prefix + "order")).isEqualTo("50");
-          assertThat(redis.redis().get(prefix + "item")).isEqualTo("50");
+          assertThat(redis.redis().get(redis.segmentKey("order"))).isEqualTo("50");
+          assertThat(redis.redis().get(redis.segmentKey("item"))).isEqualTo("50");
         });
-    assertThatThrownBy(() -> bean.get().forTag("item").nextId()).isInstanceOf(IllegalStateException.class);
+    assertThatThrownBy(() -> bean.get().forTag("item").nextId()).isInstanceOf(GeneIdException.class);
   }
 
   @Test
@@ -174,8 +174,7 @@ class GeneIdSegmentTest {
         .run(failsWith("gene-id.redis.timeout must be in [10ms, 60000ms] but was 5ms"));
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order",
         "gene-id.redis.uri=" + TestRedis.URI, "gene-id.redis.segment-key-prefix=")
-        .run(failsWith("gene-id.redis.segment-key-prefix must not be empty: the counters would be bare keys named"
-            + " after their tags (order, item), open to clashes with any other key of the database"));
+        .run(failsWith("gene-id.redis.segment-key-prefix must be non-empty and free of { } but was ''"));
     runner.withPropertyValues("gene-id.segment.store=redis", "gene-id.segment.tags=order",
         "gene-id.redis.uri=redis://127.0.0.1:6379/zero")
         .run(context -> assertThat(invalidProperty(context)).hasMessageStartingWith("gene-id.redis.uri must be a Redis"
