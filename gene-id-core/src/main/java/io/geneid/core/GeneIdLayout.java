@@ -31,7 +31,8 @@ import java.util.UUID;
  * when it is built; every mistake is reported with the field, the value and the allowed range. Change a layout
  * only before the first id is written: ids of two layouts do not decode or route alike.
  *
- * @param epoch the instant timestamp 0 stands for: a whole millisecond, not before 1970 and not in the future
+ * @param epoch the instant timestamp 0 stands for: a whole millisecond, not before 1970 (that it is not in the
+ *     future and has not run out is checked when a generator is built: {@link #checkUsableAt(Instant)})
  * @param timestampBits T, in [35, 63]: 35 bits last a little more than a year
  * @param workerBits W, in [0, 28]
  * @param sequenceBits S, in [0, 28]
@@ -71,7 +72,16 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
     if (epoch.isBefore(Instant.EPOCH)) {
       throw new IllegalArgumentException("epoch must not be before " + Instant.EPOCH + " but was " + epoch);
     }
-    Instant now = Instant.now();
+  }
+
+  /**
+   * Checks that ids can be issued at {@code now}: the epoch is not in the future and the timestamp field has not run
+   * out. A layout is a structure, valid whatever the time, so ids of a layout that ran out still decode; this check
+   * belongs to building a generator with its clock (the generators and the settings readers call it).
+   *
+   * @throws IllegalArgumentException naming the epoch, or the timestamp bits and when they ran out
+   */
+  public void checkUsableAt(Instant now) {
     if (epoch.isAfter(now)) {
       throw new IllegalArgumentException("epoch must not be in the future but was " + epoch + " (now " + now + ")");
     }
@@ -157,7 +167,13 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
    * @throws IllegalArgumentException if a part does not fit the layout, naming it and its range
    */
   public long encode(GeneIdParts parts) {
-    long millis = parts.timestamp().toEpochMilli() - epoch.toEpochMilli();
+    long millis;
+    try { // not toEpochMilli(): with T = 63 the last timestamps lie beyond a long of milliseconds since 1970
+      millis = Math.addExact(Math.multiplyExact(parts.timestamp().getEpochSecond() - epoch.getEpochSecond(), 1000L),
+          (parts.timestamp().getNano() - epoch.getNano()) / 1_000_000);
+    } catch (ArithmeticException e) {
+      millis = -1;
+    }
     if (millis < 0 || millis > maxTimestampMillis() || parts.timestamp().getNano() % 1_000_000 != 0) {
       throw new IllegalArgumentException("timestamp must be a whole millisecond in [" + epoch + ", "
           + lastTimestamp() + "] but was " + parts.timestamp());

@@ -1,5 +1,6 @@
 package io.geneid.core;
 
+import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -58,17 +59,23 @@ class GeneIdLayoutTest {
   @Test
   void epochRules() {
     Instant future = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
-    assertThatThrownBy(() -> GeneIdLayout.builder().epoch(future).build())
+    GeneIdLayout fromTheFuture = GeneIdLayout.builder().epoch(future).build(); // a structure: fine to decode with
+    assertThatThrownBy(() -> fromTheFuture.checkUsableAt(Instant.now()))
+        .hasMessageStartingWith("epoch must not be in the future but was " + future + " (now ");
+    assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().layout(fromTheFuture).workerId(1).buildUnshared())
         .hasMessageStartingWith("epoch must not be in the future but was " + future + " (now ");
     assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("1969-12-31T00:00:00Z")).build())
         .hasMessage("epoch must not be before 1970-01-01T00:00:00Z but was 1969-12-31T00:00:00Z");
     assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("2025-01-01T00:00:00.000500Z")).build())
         .hasMessage("epoch must be a whole millisecond but was 2025-01-01T00:00:00.000500Z");
-    // 35 bits from 2020 ran out in 2021
-    assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("2020-01-01T00:00:00Z"))
-            .timestampBits(35).workerBits(14).build())
+    // 35 bits from 2020 ran out in 2021: no generator issues with it, but its ids still decode (DESIGN 6a)
+    GeneIdLayout ranOut = GeneIdLayout.builder().epoch(Instant.parse("2020-01-01T00:00:00Z"))
+        .timestampBits(35).workerBits(14).build();
+    assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().layout(ranOut).workerId(1).buildUnshared())
         .hasMessage("timestampBits 35 from epoch 2020-01-01T00:00:00Z ran out at 2021-02-01T16:22:18.368Z:"
             + " choose a later epoch or more timestampBits");
+    long lastId = ranOut.encode(new GeneIdParts(ranOut.lastTimestamp(), 7, 3, 5));
+    assertThat(ranOut.decode(lastId)).isEqualTo(new GeneIdParts(Instant.parse("2021-02-01T16:22:18.367Z"), 7, 3, 5));
   }
 
   @Test

@@ -669,6 +669,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
      * @throws IllegalArgumentException for a setting out of range
      */
     public LeasedGeneGenerator build() {
+      layout.checkUsableAt(Instant.ofEpochMilli(clock.currentTimeMillis()));
       return new LeasedGeneGenerator(this).start();
     }
   }

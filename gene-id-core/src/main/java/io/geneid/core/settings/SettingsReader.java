@@ -377,8 +377,11 @@ public final class SettingsReader {
           + " are " + defaults.timestampBits() + ", " + defaults.workerBits() + ", " + defaults.sequenceBits() + ", "
           + defaults.geneBits());
     }
-    try {
-      return GeneIdLayout.builder().epoch(epoch).timestampBits(t).workerBits(w).sequenceBits(s).geneBits(g).build();
+    try { // settings configure a generator: the layout must be usable now, not only well formed
+      GeneIdLayout layout = GeneIdLayout.builder().epoch(epoch).timestampBits(t).workerBits(w).sequenceBits(s)
+          .geneBits(g).build();
+      layout.checkUsableAt(Instant.now());
+      return layout;
     } catch (IllegalArgumentException e) { // the epoch: a fraction of a millisecond, before 1970 or in the future
       String message = String.valueOf(e.getMessage());
       throw new IllegalArgumentException(message.startsWith(EPOCH + " ")

@@ -569,6 +569,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     }
 
     private void validate() {
+      layout.checkUsableAt(Instant.ofEpochMilli(clock.currentTimeMillis()));
       if (workerId == -1) {
         throw new IllegalArgumentException("workerId must be set: a value in [0, " + layout.maxWorkerId() + "]");
       }
