@@ -12,24 +12,19 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Locale;
-import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
-import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
-import org.apache.shardingsphere.infra.spi.type.typed.TypedSPILoader;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The README's YAML, as written (ShardingSphere builds the pools from its {@code dataSources}), on MariaDB
- * databases created for this run in place of {@code shop_0} and {@code shop_1}.
+ * The README's quick start 2 as written: its YAML (ShardingSphere builds the pools from its {@code dataSources}) and
+ * its DDL, on MariaDB databases created for this run in place of {@code shop_0} and {@code shop_1}. Every other
+ * YAML snippet of the README and docs/ is checked by {@code DocsSnippetsTest} in the examples module.
  */
 @SuppressWarnings("try") // a GeneContext scope is used by being open
 class ReadmeExampleTest {
@@ -37,8 +32,10 @@ class ReadmeExampleTest {
   @Test
   void theReadmeConfigurationRoutesAnItemToItsOrder() throws Exception {
     String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    Matcher m = Pattern.compile("## ShardingSphere-JDBC.*?```yaml\\n(.*?)```", Pattern.DOTALL).matcher(readme);
-    assertThat(m.find()).as("a yaml block in the README's ShardingSphere-JDBC section").isTrue();
+    Matcher m = Pattern.compile("## Quick start 2: ShardingSphere-JDBC.*?```yaml\\n(.*?)```.*?```sql\\n(.*?)```",
+        Pattern.DOTALL).matcher(readme);
+    assertThat(m.find()).as("the yaml and sql blocks of the README's quick start 2").isTrue();
+    String ddl = m.group(2);
     String run = "gid_ss_readme_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
         .toLowerCase(Locale.ROOT);
     String yaml = m.group(1).replace("3306/shop_", "3306/" + run + "_");
@@ -49,10 +46,10 @@ class ReadmeExampleTest {
       for (int d = 0; d < 2; d++) {
         try (Connection c = DriverManager.getConnection(Backend.MARIADB.url(run + "_" + d), "root", "");
             Statement s = c.createStatement()) {
-          for (int t = 0; t < 2; t++) {
-            s.execute("CREATE TABLE t_order_" + t + " (id BIGINT PRIMARY KEY, customer VARCHAR(64) NOT NULL)");
-            s.execute("CREATE TABLE t_item_" + t
-                + " (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL, name VARCHAR(64) NOT NULL)");
+          for (String statement : ddl.split(";")) { // the README's DDL, as written, in each database
+            if (!statement.isBlank()) {
+              s.execute(statement);
+            }
           }
         }
       }
@@ -108,33 +105,5 @@ class ReadmeExampleTest {
       Backend.MARIADB.drop(run + "_0");
       Backend.MARIADB.drop(run + "_1");
     }
-  }
-
-  /**
-   * Every {@code keyGenerators} snippet of the README's ShardingSphere-JDBC section (leased worker ids, GENE_SEGMENT)
-   * is a configuration ShardingSphere accepts: each key generator is found by its type and its props pass
-   * {@code init}, which reaches no store.
-   */
-  @Test
-  @SuppressWarnings("unchecked")
-  void theReadmeKeyGeneratorSnippetsAreValidConfigurations() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    String section = readme.substring(readme.indexOf("## ShardingSphere-JDBC"), readme.indexOf("## Segment mode"));
-    Matcher m = Pattern.compile("```yaml\\n(  keyGenerators:.*?)```", Pattern.DOTALL).matcher(section);
-    List<String> types = new ArrayList<>();
-    while (m.find()) {
-      Map<String, Object> root = new Yaml().load(m.group(1).replaceAll("(?m)^  ", ""));
-      Map<String, Map<String, Object>> generators = (Map<String, Map<String, Object>>) root.get("keyGenerators");
-      for (Map<String, Object> generator : generators.values()) {
-        Properties props = new Properties();
-        props.putAll((Map<String, Object>) generator.get("props"));
-        String type = (String) generator.get("type");
-        KeyGenerateAlgorithm algorithm = TypedSPILoader.getService(KeyGenerateAlgorithm.class, type, props);
-        types.add(type + " " + props.getOrDefault("worker-assigner", props.get("segment-store")));
-        assertThat(algorithm.getType()).isEqualTo(type);
-      }
-    }
-    assertThat(types).containsExactly("GENE_SNOWFLAKE redis", "GENE_SNOWFLAKE jdbc", "GENE_SEGMENT jdbc",
-        "GENE_SEGMENT redis");
   }
 }

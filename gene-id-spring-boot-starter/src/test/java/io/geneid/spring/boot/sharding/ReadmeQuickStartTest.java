@@ -1,0 +1,94 @@
+package io.geneid.spring.boot.sharding;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
+import io.geneid.spring.boot.sharding.ShardingTestApplication.Order;
+import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItem;
+import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItemMapper;
+import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderMapper;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.springframework.boot.builder.SpringApplicationBuilder;
+import org.springframework.context.ConfigurableApplicationContext;
+
+/**
+ * The README's quick start 1 as written: its application.yaml, its sharding.yaml and its DDL, on MariaDB databases
+ * created for this run in place of {@code shop_0} and {@code shop_1}, with the entities and mappers it shows
+ * ({@link ShardingTestApplication} has the same ones). An order and its item are inserted through MyBatis-Plus; the
+ * item lands in its order's database and table, and a query by order id finds it.
+ */
+class ReadmeQuickStartTest {
+
+  private static final String ROOT = "jdbc:mariadb://127.0.0.1:3306/";
+
+  @TempDir Path dir;
+
+  @Test
+  void quickStartOneRunsAsWritten() throws Exception {
+    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
+    Matcher m = Pattern.compile("## Quick start 1:.*?```yaml\\n(.*?)```.*?```yaml\\n(.*?)```.*?```sql\\n(.*?)```",
+        Pattern.DOTALL).matcher(readme);
+    assertThat(m.find()).as("application.yaml, sharding.yaml and the DDL of the README's quick start 1").isTrue();
+    String run = "gid_qs1_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
+        .toLowerCase(Locale.ROOT);
+    Path application = Files.writeString(dir.resolve("application.yaml"), m.group(1));
+    String sharding = m.group(2).replace("3306/shop_", "3306/" + run + "_");
+    assertThat(sharding).contains(run + "_0", run + "_1");
+    Path shardingFile = Files.writeString(dir.resolve("sharding.yaml"), sharding);
+    for (int d = 0; d < 2; d++) {
+      execute(ROOT + "test", "CREATE DATABASE " + run + "_" + d);
+      for (String statement : m.group(3).split(";")) {
+        if (!statement.isBlank()) {
+          execute(ROOT + run + "_" + d, statement);
+        }
+      }
+    }
+    try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ShardingTestApplication.class)
+        .run("--spring.config.location=file:" + application,
+            // the README's classpath:sharding.yaml, from where this test wrote it
+            "--spring.datasource.url=jdbc:shardingsphere:absolutepath:" + shardingFile)) {
+      OrderMapper orders = context.getBean(OrderMapper.class);
+      OrderItemMapper items = context.getBean(OrderItemMapper.class);
+      Order order = new Order("alice");
+      orders.insert(order);
+      items.insert(new OrderItem(order.getId(), "book"));
+      List<OrderItem> found = items.selectList(new QueryWrapper<OrderItem>().eq("order_id", order.getId()));
+      assertThat(found).extracting(OrderItem::getSku).containsExactly("book");
+      long gene = order.getId() & 63;
+      String node = run + "_" + gene % 2 + ".t_order_item_" + gene / 2 % 2;
+      assertThat(count(node, found.get(0).getId())).as("the item in its order's node %s", node).isEqualTo(1);
+    } finally {
+      execute(ROOT + "test", "DROP DATABASE IF EXISTS " + run + "_0");
+      execute(ROOT + "test", "DROP DATABASE IF EXISTS " + run + "_1");
+    }
+  }
+
+  private static void execute(String url, String sql) throws Exception {
+    try (Connection c = DriverManager.getConnection(url, "root", ""); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  private static int count(String node, long id) throws Exception {
+    String[] dbTable = node.split("\\.");
+    try (Connection c = DriverManager.getConnection(ROOT + dbTable[0], "root", "");
+        Statement s = c.createStatement();
+        ResultSet rs = s.executeQuery("SELECT COUNT(*) FROM " + dbTable[1] + " WHERE id = " + id)) {
+      rs.next();
+      return rs.getInt(1);
+    }
+  }
+}
