@@ -98,8 +98,8 @@ class JdbcLeaseStoreTest {
         + "  PRIMARY KEY (space_name, worker_id)\n"
         + ")");
     assertThatThrownBy(() -> JdbcWorkerIdAssigner.builder().table("x; DROP TABLE y"))
-        .hasMessage("jdbc-table must be a plain SQL name ([schema.]name of letters, digits and _) but was "
-            + "'x; DROP TABLE y'");
+        .hasMessage("jdbc-table must be a plain SQL name ([schema.]name of letters, digits and _, each part 1 to 63"
+            + " characters, not starting with a digit) but was 'x; DROP TABLE y'");
   }
 
   @Test

@@ -71,8 +71,8 @@ class JdbcSegmentStoreTest {
           .hasMessage("bizTag must have 1 to 128 characters but was ''");
       assertThatThrownBy(() -> JdbcSegmentStore.builder().dataSource(ds).table("seg; DROP TABLE x").build())
           .isInstanceOf(IllegalArgumentException.class)
-          .hasMessage("table must be an SQL identifier of 1 to 63 letters, digits and underscores, not starting "
-              + "with a digit, but was 'seg; DROP TABLE x'");
+          .hasMessage("table must be a plain SQL name ([schema.]name of letters, digits and _, each part 1 to 63"
+              + " characters, not starting with a digit) but was 'seg; DROP TABLE x'");
       assertThatThrownBy(() -> JdbcSegmentStore.builder().dataSource(ds).maxAttempts(0).build())
           .isInstanceOf(IllegalArgumentException.class)
           .hasMessage("maxAttempts must be in [1, 10000] but was 0");

@@ -12,7 +12,6 @@ import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.locks.LockSupport;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -69,7 +68,6 @@ import org.slf4j.LoggerFactory;
 public final class JdbcSegmentStore implements SegmentStore {
 
   private static final Logger LOG = LoggerFactory.getLogger(JdbcSegmentStore.class);
-  private static final Pattern TABLE_NAME = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,62}");
 
   /** The default table name. */
   public static final String DEFAULT_TABLE = "gene_id_segment";
@@ -254,10 +252,7 @@ public final class JdbcSegmentStore implements SegmentStore {
   }
 
   private static void checkTable(String table) {
-    if (!TABLE_NAME.matcher(table).matches()) {
-      throw new IllegalArgumentException("table must be an SQL identifier of 1 to 63 letters, digits and "
-          + "underscores, not starting with a digit, but was '" + table + "'");
-    }
+    JdbcSession.checkTable("table", table);
   }
 
   /** Configuration of a {@link JdbcSegmentStore}. */

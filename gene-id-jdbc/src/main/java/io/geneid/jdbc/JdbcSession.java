@@ -288,4 +288,21 @@ final class JdbcSession implements AutoCloseable {
     return StoreUrls.describe(url);
   }
 
+
+  private static final java.util.regex.Pattern TABLE_NAME =
+      java.util.regex.Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
+
+  /**
+   * The one rule for the lease and segment table names, which are put into SQL as they are.
+   *
+   * @param what the setting, for the message ({@code table}, {@code jdbc-table})
+   * @throws IllegalArgumentException {@code "<what> must be a plain SQL name ..."} for anything else
+   */
+  static String checkTable(String what, String table) {
+    if (!TABLE_NAME.matcher(table).matches()) {
+      throw new IllegalArgumentException(what + " must be a plain SQL name ([schema.]name of letters, digits and _,"
+          + " each part 1 to 63 characters, not starting with a digit) but was '" + table + "'");
+    }
+    return table;
+  }
 }

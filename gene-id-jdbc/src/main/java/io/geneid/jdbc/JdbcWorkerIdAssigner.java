@@ -22,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -116,7 +115,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   /** Margin for clock skew between the database and a holder, on top of TTL and borrowing slack. */
   private static final long SKEW_MARGIN_MILLIS = 2_000;
 
-  private static final Pattern TABLE_NAME = Pattern.compile("([A-Za-z_][A-Za-z0-9_]{0,62}\\.)?[A-Za-z_][A-Za-z0-9_]{0,62}");
   private static final SecureRandom TOKENS = new SecureRandom();
 
   private final ConnectionSource connections;
@@ -189,11 +187,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   private static String checkTable(String table) {
-    if (!TABLE_NAME.matcher(table).matches()) {
-      throw new IllegalArgumentException("jdbc-table must be a plain SQL name ([schema.]name of letters, digits and "
-          + "_) but was '" + table + "'");
-    }
-    return table;
+    return JdbcSession.checkTable("jdbc-table", table);
   }
 
   /** A random non-zero fencing token. */

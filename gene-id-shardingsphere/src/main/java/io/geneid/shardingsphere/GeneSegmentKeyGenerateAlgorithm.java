@@ -188,8 +188,8 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
       try {
         SegmentStores.checkJdbcTable(table);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(TYPE + " property '" + JDBC_TABLE + "' must be an SQL identifier of 1 to"
-            + " 63 letters, digits and underscores, not starting with a digit, but was '" + table + "'", e);
+        throw new IllegalArgumentException(TYPE + " property '" + JDBC_TABLE + "'"
+            + String.valueOf(e.getMessage()).substring("table".length()), e); // the store's one rule
       }
       props.put(JDBC_TABLE, table);
       props.put(JDBC_CREATE_TABLE, Boolean.toString(p.bool(JDBC_CREATE_TABLE, false)));

@@ -150,8 +150,8 @@ class GeneSegmentKeyGenerateAlgorithmTest {
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc", "jdbc-url", "h2:mem:x"))
         .hasMessage("GENE_SEGMENT property 'jdbc-url' must be a JDBC URL starting with jdbc: but was 'h2:mem:x'");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc", "jdbc-url", h2, "jdbc-table", "1x"))
-        .hasMessage("GENE_SEGMENT property 'jdbc-table' must be an SQL identifier of 1 to 63 letters, digits and"
-            + " underscores, not starting with a digit, but was '1x'");
+        .hasMessage("GENE_SEGMENT property 'jdbc-table' must be a plain SQL name ([schema.]name of letters, digits"
+            + " and _, each part 1 to 63 characters, not starting with a digit) but was '1x'");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc", "jdbc-url", h2, "jdbc-create-table", "yes"))
         .hasMessage("GENE_SEGMENT property 'jdbc-create-table' must be true or false but was 'yes'");
     assertThatThrownBy(() -> algorithm("segment-store", "redis"))
