@@ -283,6 +283,7 @@ class GeneIdLeaseTest {
         + " gene-id.jdbc.url or one DataSource bean (found none, or several and none @Primary)"));
     runner.withPropertyValues("gene-id.worker-assigner=jdbc", "gene-id.jdbc.url=jdbc:h2:mem:x",
         "gene-id.jdbc.lease-table=no-dashes").run(failsWith("gene-id.jdbc.lease-table must be a plain SQL name"
-            + " ([schema.]name of letters, digits and _) but was 'no-dashes'"));
+            + " ([schema.]name of letters, digits and _, each part 1 to 63 characters, not starting with a digit) but"
+            + " was 'no-dashes'"));
   }
 }
