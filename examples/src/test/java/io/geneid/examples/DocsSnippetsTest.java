@@ -29,10 +29,7 @@ import org.springframework.boot.context.properties.bind.handler.NoUnboundElement
 import org.springframework.boot.context.properties.source.MapConfigurationPropertySource;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.constructor.AbstractConstruct;
 import org.yaml.snakeyaml.constructor.SafeConstructor;
-import org.yaml.snakeyaml.nodes.Node;
-import org.yaml.snakeyaml.nodes.Tag;
 
 /**
  * Every {@code yaml} and {@code properties} block of the README and of {@code docs/} goes through the parser that
@@ -170,11 +167,11 @@ class DocsSnippetsTest {
     }
   }
 
-  /** YAML whatever its tags ({@code !SHARDING} loads as a plain map), fragments dedented. */
+  /** YAML as plain maps: ShardingSphere's rule tags ({@code - !SHARDING}) dropped, fragments dedented. */
   @SuppressWarnings("unchecked")
   static Map<String, Object> yaml(String text) {
-    String dedented = text.stripIndent();
-    Object tree = new Yaml(new TagTolerant(new LoaderOptions())).load(dedented);
+    String plain = text.stripIndent().replaceAll("(?m)^(\\s*- )![A-Z_]+\\s*$", "$1");
+    Object tree = new Yaml(new SafeConstructor(new LoaderOptions())).load(plain);
     assertThat(tree).as("a YAML mapping").isInstanceOf(Map.class);
     return (Map<String, Object>) tree;
   }
@@ -189,22 +186,5 @@ class DocsSnippetsTest {
     Map<String, Object> tree = new LinkedHashMap<>();
     p.forEach((k, v) -> tree.put(String.valueOf(k), v));
     return tree;
-  }
-
-  private static final class TagTolerant extends SafeConstructor {
-    TagTolerant(LoaderOptions options) {
-      super(options);
-      this.yamlConstructors.put(null, new AbstractConstruct() {
-        @Override
-        public Object construct(Node node) {
-          Tag plain = switch (node.getNodeId()) {
-            case mapping -> Tag.MAP;
-            case sequence -> Tag.SEQ;
-            default -> Tag.STR;
-          };
-          return yamlConstructors.get(plain).construct(node);
-        }
-      });
-    }
   }
 }
