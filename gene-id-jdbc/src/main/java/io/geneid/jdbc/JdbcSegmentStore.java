@@ -79,7 +79,8 @@ public final class JdbcSegmentStore implements SegmentStore {
   private final ConnectionSource connections;
   /** The JDBC URL whose secrets are scrubbed from driver messages, or null for a DataSource. */
   private final @Nullable String url;
-  private final String description;
+  /** The database as {@code scheme://host:port/db} for a URL, or null for a DataSource (it does not say). */
+  private final @Nullable String where;
   private final boolean createTable;
   private volatile boolean tableReady;
   private final String table;
@@ -89,10 +90,10 @@ public final class JdbcSegmentStore implements SegmentStore {
   private final String insertSql;
   private final String updateSql;
 
-  private JdbcSegmentStore(Builder b, ConnectionSource connections, @Nullable String url, String description) {
+  private JdbcSegmentStore(Builder b, ConnectionSource connections, @Nullable String url) {
     this.connections = connections;
     this.url = url;
-    this.description = description;
+    this.where = url == null ? null : JdbcSession.describeUrl(url);
     this.createTable = b.createTable;
     this.table = b.table;
     this.maxAttempts = b.maxAttempts;
@@ -184,7 +185,8 @@ public final class JdbcSegmentStore implements SegmentStore {
       return claim(s, bizTag, step); // each statement sees and publishes the latest max_id on its own
     } catch (SQLException e) {
       SQLException clean = JdbcSession.scrubbed(e, url);
-      throw new GeneIdException("the JDBC segment store (" + description + ") could not hand out " + step
+      throw new GeneIdException("the JDBC segment store (" + (where == null ? "" : where + ", ") + "table " + table
+          + ") could not hand out " + step
           + " values of tag '" + bizTag + "': " + clean.getMessage(), clean);
     }
   }
@@ -248,7 +250,7 @@ public final class JdbcSegmentStore implements SegmentStore {
 
   @Override
   public String toString() {
-    return "JdbcSegmentStore[" + description.replace("table ", "table=") + "]";
+    return "JdbcSegmentStore[" + (where == null ? "" : where + ", ") + "table=" + table + "]";
   }
 
   private static void checkTable(String table) {
@@ -326,7 +328,7 @@ public final class JdbcSegmentStore implements SegmentStore {
       Checks.duration("statementTimeout", statementTimeout, Duration.ofSeconds(1), Duration.ofHours(1));
       DataSource ds = dataSource;
       if (ds != null) {
-        return new JdbcSegmentStore(this, ds::getConnection, null, "table " + table);
+        return new JdbcSegmentStore(this, ds::getConnection, null);
       }
       String url = jdbcUrl;
       if (url == null) {
@@ -335,8 +337,7 @@ public final class JdbcSegmentStore implements SegmentStore {
       String user = username;
       String pass = password;
       Duration timeout = statementTimeout;
-      return new JdbcSegmentStore(this, () -> JdbcSession.connect(url, user, pass, timeout), url,
-          JdbcSession.describeUrl(url) + ", table " + table);
+      return new JdbcSegmentStore(this, () -> JdbcSession.connect(url, user, pass, timeout), url);
     }
   }
 }

@@ -253,9 +253,7 @@ public final class WorkerIdAssigners {
   public static LeasedGeneGenerator generator(SettingsReader props, WorkerIdAssigner assigner) {
     try {
       LeasedGeneGenerator.Builder b = generatorSettings(props);
-      Duration renew = renewInterval(props, assigner instanceof StaticWorkerIdAssigner
-          ? props.duration(LEASE_TTL, MIN_TTL, MAX_TTL, StaticWorkerIdAssigner.DEFAULT_TTL)
-          : leaseSettings(props).ttl());
+      Duration renew = renewInterval(props, assigner.ttl());
       if (renew != null) {
         b.renewInterval(renew);
       }
