@@ -382,12 +382,26 @@ public final class SettingsReader {
           .geneBits(g).build();
       layout.checkUsableAt(Instant.now());
       return layout;
-    } catch (IllegalArgumentException e) { // the epoch: a fraction of a millisecond, before 1970 or in the future
-      String message = String.valueOf(e.getMessage());
-      throw new IllegalArgumentException(message.startsWith(EPOCH + " ")
-          ? nameOf(EPOCH) + message.substring(EPOCH.length()) : message, e);
+    } catch (IllegalArgumentException e) { // the epoch (a fraction of a ms, before 1970, in the future) or run out
+      throw new IllegalArgumentException(withKeyNames(String.valueOf(e.getMessage())), e);
     }
   }
+
+  /** The layout's field names in one of its messages ({@code timestampBits}, {@code epoch}) as this reader names keys. */
+  private String withKeyNames(String layoutMessage) {
+    Matcher m = LAYOUT_FIELDS.matcher(layoutMessage);
+    StringBuilder out = new StringBuilder(owner.isEmpty() ? "" : owner + ": ");
+    while (m.find()) {
+      String key = m.group(1).equals(EPOCH) ? EPOCH
+          : m.group(1).replace("Bits", "-bits"); // timestampBits -> timestamp-bits
+      m.appendReplacement(out, Matcher.quoteReplacement(nameOf.apply(key)));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  private static final Pattern LAYOUT_FIELDS =
+      Pattern.compile("\\b(epoch|timestampBits|workerBits|sequenceBits|geneBits)\\b");
 
   @Override
   public String toString() {

@@ -94,5 +94,10 @@ class SettingsReaderTest {
             + " but was 64 (41 + 8 + 8 + 7); the defaults are 41, 8, 8, 6");
     assertThatThrownBy(() -> SettingsReader.of(Map.of("gene-bits", "17")).layout())
         .hasMessage("gene-bits must be in [0, 16] but was 17");
+    Map<String, Object> ranOut = Map.of("epoch", "2000-01-01", "timestamp-bits", 35, "worker-bits", 14);
+    assertThatThrownBy(() -> SettingsReader.of(ranOut).named(k -> "gene-id." + k).layout())
+        .hasMessageStartingWith("gene-id.timestamp-bits 35 from gene-id.epoch 2000-01-01T00:00:00Z ran out at");
+    assertThatThrownBy(() -> SettingsReader.of(ranOut).ownedBy("GENE_SNOWFLAKE").layout())
+        .hasMessageStartingWith("GENE_SNOWFLAKE: timestamp-bits 35 from epoch 2000-01-01T00:00:00Z ran out at");
   }
 }

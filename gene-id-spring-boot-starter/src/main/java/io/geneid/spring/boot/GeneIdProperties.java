@@ -151,13 +151,14 @@ public class GeneIdProperties {
    * @throws IllegalArgumentException naming the {@code gene-id.*} property, its value and its allowed range
    */
   public GeneIdLayout layout() {
-    return translated(() -> GeneIdLayout.builder()
-        .epoch(epoch)
-        .timestampBits(timestampBits)
-        .workerBits(workerBits)
-        .sequenceBits(sequenceBits)
-        .geneBits(geneBits)
-        .build());
+    Map<String, Object> values = Map.of(SettingsReader.EPOCH, epoch, SettingsReader.TIMESTAMP_BITS, timestampBits,
+        SettingsReader.WORKER_BITS, workerBits, SettingsReader.SEQUENCE_BITS, sequenceBits, SettingsReader.GENE_BITS,
+        geneBits);
+    try { // the core's one reader, naming the gene-id.* properties itself
+      return SettingsReader.of(values).named(key -> PREFIX + "." + key).layout();
+    } catch (IllegalArgumentException e) {
+      throw new InvalidGeneIdPropertyException(String.valueOf(e.getMessage()), e);
+    }
   }
 
   /**

@@ -109,7 +109,7 @@ class GeneIdAutoConfigurationTest {
   void widthsThatDoNotAddUpNameEveryProperty() {
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.gene-bits=8")
         .run(failsWith("gene-id.timestamp-bits + gene-id.worker-bits + gene-id.sequence-bits + gene-id.gene-bits"
-            + " must be 63 but was 65 (41 + 8 + 8 + 8)"));
+            + " must be 63 but was 65 (41 + 8 + 8 + 8); the defaults are 41, 8, 8, 6"));
   }
 
   @Test
