@@ -150,7 +150,7 @@ class DocsSnippetsTest {
     flatten("", tree, flat);
     BindHandler strict = new NoUnboundElementsBindHandler(BindHandler.DEFAULT);
     GeneIdProperties bound = new Binder(new MapConfigurationPropertySource(flat))
-        .bind(GeneIdProperties.PREFIX, Bindable.ofInstance(new GeneIdProperties()), strict)
+        .bind(GeneIdProperties.PREFIX, Bindable.of(GeneIdProperties.class), strict)
         .orElseThrow(() -> new AssertionError("nothing under gene-id"));
     bound.layout(); // the layout the properties describe is valid
   }

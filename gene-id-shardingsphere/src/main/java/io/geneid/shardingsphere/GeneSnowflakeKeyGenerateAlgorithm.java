@@ -93,7 +93,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static final String WORKER_BITS = "worker-bits";
   static final String SEQUENCE_BITS = "sequence-bits";
   static final String GENE_BITS = SettingsReader.GENE_BITS;
-  static final String MAX_BORROW_MILLIS = "max-borrow-millis";
+  static final String MAX_BORROW_MILLIS = SettingsReader.MAX_BORROW_MILLIS;
   static final String WORKER_ASSIGNER = WorkerIdAssigners.WORKER_ASSIGNER;
   private static final String STATIC = "static";
   private static final List<String> STATIC_PROPERTIES = List.of(WORKER_ASSIGNER, WORKER_ID, EPOCH, TIMESTAMP_BITS,
@@ -149,9 +149,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static Settings parse(SettingsReader props) {
     GeneIdLayout layout = props.layout();
     long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
-    long maxBorrowMillis = props.longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
-        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
-    return new Settings(layout, workerId, maxBorrowMillis, null);
+    return new Settings(layout, workerId, props.maxBorrowMillis(), null);
   }
 
   /**
@@ -173,9 +171,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
       throw String.valueOf(e.getMessage()).startsWith(TYPE) ? e : new IllegalArgumentException(TYPE + ": "
           + e.getMessage(), e);
     }
-    long maxBorrowMillis = lease.longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
-        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
-    return new Settings(layout, -1, maxBorrowMillis, lease);
+    return new Settings(layout, -1, lease.maxBorrowMillis(), lease);
   }
 
   /** The genes of root rows: one spread per logical table. */

@@ -73,8 +73,8 @@ public final class WorkerIdAssigners {
   public static final String WORKER_BITS = "worker-bits";
   public static final String SEQUENCE_BITS = "sequence-bits";
   public static final String GENE_BITS = "gene-bits";
-  public static final String MAX_BORROW_MILLIS = "max-borrow-millis";
-  public static final String CLOCK_BACKWARDS_MAX_WAIT = "clock-backwards-max-wait";
+  public static final String MAX_BORROW_MILLIS = SettingsReader.MAX_BORROW_MILLIS;
+  public static final String CLOCK_BACKWARDS_MAX_WAIT = SettingsReader.CLOCK_BACKWARDS_MAX_WAIT;
 
   /** Keys every assigner type accepts. */
   public static final Set<String> COMMON_ASSIGNER_KEYS = Set.of(WORKER_ASSIGNER, SPACE, WORKER_ID_MIN, WORKER_ID_MAX,
@@ -232,10 +232,8 @@ public final class WorkerIdAssigners {
   private static LeasedGeneGenerator.Builder generatorSettings(SettingsReader props) {
     return LeasedGeneGenerator.builder()
         .layout(props.layout())
-        .maxBorrowMillis(props.longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
-            GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS))
-        .clockBackwardsPolicy(ClockBackwardsPolicy.waitUpTo(props.duration(CLOCK_BACKWARDS_MAX_WAIT,
-            ClockBackwardsPolicy.DEFAULT.maxWait())));
+        .maxBorrowMillis(props.maxBorrowMillis())
+        .clockBackwardsPolicy(props.clockBackwardsPolicy());
   }
 
   private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, SettingsReader props) {

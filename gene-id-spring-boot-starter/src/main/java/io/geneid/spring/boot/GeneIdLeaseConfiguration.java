@@ -77,7 +77,7 @@ class GeneIdLeaseConfiguration {
 
   /**
    * Obtains the leased generator: for redis, and for jdbc with {@code gene-id.jdbc.url}, a handle on the JVM-wide
-   * instance of {@link WorkerIdAssigners#sharedGenerator(SettingsReader)} for {@link GeneIdProperties#leaseSettings(boolean)};
+   * instance of {@link WorkerIdAssigners#sharedGenerator(SettingsReader)} for {@link GeneIdProperties#settings(boolean)};
    * for jdbc over the application's DataSource this context's own generator. Declared before
    * {@link #leasedGeneGenerator}, whose missing-bean condition would otherwise see the generator and skip this one.
    *
@@ -89,32 +89,32 @@ class GeneIdLeaseConfiguration {
   @Conditional(OnLeasedWorkerAssigner.class)
   LeaseHold geneIdLeaseHold(GeneIdProperties properties, ObjectProvider<DataSource> dataSources,
       ResourceLoader resources) {
-    WorkerAssigner type = properties.getWorkerAssigner();
+    WorkerAssigner type = properties.workerAssigner();
     String what = GeneIdProperties.PREFIX + ".worker-assigner=" + type.name().toLowerCase(Locale.ROOT);
     ClassLoader loader = resources.getClassLoader();
     requireModule(what, type == WorkerAssigner.REDIS ? "gene-id-redis" : "gene-id-jdbc",
         type == WorkerAssigner.REDIS ? REDIS_PROBE : JDBC_PROBE, loader);
-    if (properties.getWorkerId() != null) {
+    if (properties.workerId() != null) {
       throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".worker-id must not be set with " + what
           + ": the worker id is leased from the store (remove " + GeneIdProperties.PREFIX + ".worker-id, or use "
           + GeneIdProperties.PREFIX + ".worker-assigner=static)");
     }
-    if (properties.getClock() == ClockSource.WALL) {
+    if (properties.clock() == ClockSource.WALL) {
       throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".clock=wall is only supported with "
           + GeneIdProperties.PREFIX + ".worker-assigner=static; a leased generator uses the system clock and moves"
           + " to a fresh worker id when it steps back");
     }
     properties.layout(); // layout mistakes are reported as in static mode
-    checkRenewInterval(properties.getLease());
+    checkRenewInterval(properties.lease());
     LeaseHold hold;
-    if (type == WorkerAssigner.JDBC && properties.getJdbc().getUrl() == null) {
+    if (type == WorkerAssigner.JDBC && properties.jdbc().url() == null) {
       DataSource dataSource = applicationDataSource(dataSources, loader, what);
-      LeasedGeneGenerator own = GeneIdProperties.leaseStep(() -> JdbcSupport.leasedGenerator(properties, dataSource));
+      LeasedGeneGenerator own = GeneIdProperties.named(() -> JdbcSupport.leasedGenerator(properties, dataSource));
       hold = new LeaseHold(own, own);
     } else {
-      SettingsReader props = properties.leaseSettings(true);
+      SettingsReader props = properties.settings(true);
       GeneIdRegistry.Handle<LeasedGeneGenerator> handle =
-          GeneIdProperties.leaseStep(() -> WorkerIdAssigners.sharedGenerator(props));
+          GeneIdProperties.named(() -> WorkerIdAssigners.sharedGenerator(props));
       hold = new LeaseHold(handle.generator(), handle);
     }
     LeasedGeneGenerator generator = hold.generator();
@@ -136,11 +136,11 @@ class GeneIdLeaseConfiguration {
 
   /** Checked here, before a store connection is opened that a failing generator would not close. */
   private static void checkRenewInterval(GeneIdProperties.Lease lease) {
-    java.time.Duration renew = lease.getRenewInterval();
+    java.time.Duration renew = lease.renewInterval();
     if (renew == null) {
       return;
     }
-    java.time.Duration ttl = lease.getTtl() != null ? lease.getTtl() : WorkerIdAssigners.DEFAULT_TTL;
+    java.time.Duration ttl = lease.ttl() != null ? lease.ttl() : WorkerIdAssigners.DEFAULT_TTL;
     if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
       throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".lease.renew-interval must be in [10ms, "
           + ttl.toMillis() + "ms) (below " + GeneIdProperties.PREFIX + ".lease.ttl) but was " + renew.toMillis()

@@ -44,8 +44,8 @@ class GeneIdSegmentConfiguration {
   @ConditionalOnMissingBean
   GeneSegmentGenerators geneSegmentGenerators(GeneIdProperties properties, ObjectProvider<DataSource> dataSources,
       ResourceLoader resources) {
-    Segment segment = properties.getSegment();
-    SegmentStoreType type = segment.getStore();
+    Segment segment = properties.segment();
+    SegmentStoreType type = segment.store();
     if (type == null) {
       throw new InvalidGeneIdPropertyException(SEGMENT + ".store must be jdbc or redis");
     }
@@ -59,11 +59,11 @@ class GeneIdSegmentConfiguration {
       SegmentStore store;
       if (type == SegmentStoreType.JDBC) {
         GeneIdLeaseConfiguration.requireModule(what, "gene-id-jdbc", "io.geneid.jdbc.JdbcSegmentStore", loader);
-        GeneIdProperties.Jdbc jdbc = properties.getJdbc();
+        GeneIdProperties.Jdbc jdbc = properties.jdbc();
         DataSource dataSource;
-        if (jdbc.getUrl() != null) {
-          dataSource = DataSourceBuilder.create(loader).url(jdbc.getUrl()).username(jdbc.getUsername())
-              .password(jdbc.getPassword()).build();
+        if (jdbc.url() != null) {
+          dataSource = DataSourceBuilder.create(loader).url(jdbc.url()).username(jdbc.username())
+              .password(jdbc.password()).build();
           if (dataSource instanceof AutoCloseable closeable) {
             owned.add(closeable);
           }
@@ -74,17 +74,17 @@ class GeneIdSegmentConfiguration {
             () -> JdbcSupport.segmentStore(jdbc, dataSource));
       } else {
         GeneIdLeaseConfiguration.requireModule(what, "gene-id-redis", "io.geneid.redis.RedisSegmentStore", loader);
-        GeneIdProperties.Redis redis = properties.getRedis();
-        String uri = redis.getUri();
+        GeneIdProperties.Redis redis = properties.redis();
+        String uri = redis.uri();
         if (uri == null || uri.isBlank()) {
           throw new InvalidGeneIdPropertyException(what + " needs " + GeneIdProperties.PREFIX
               + ".redis.uri, e.g. redis://127.0.0.1:6379/0");
         }
-        Duration timeout = redis.getTimeout() != null ? redis.getTimeout() : DEFAULT_REDIS_TIMEOUT;
+        Duration timeout = redis.timeout() != null ? redis.timeout() : DEFAULT_REDIS_TIMEOUT;
         store = renamed(Map.of("redisUri", GeneIdProperties.PREFIX + ".redis.uri", "commandTimeout",
             GeneIdProperties.PREFIX + ".redis.timeout", "keyPrefix", GeneIdProperties.PREFIX + ".redis.segment-key-prefix"),
-            () -> RedisSupport.segmentStore(uri, redis.getSegmentKeyPrefix(), timeout,
-                redis.isSegmentAllowWithoutPersistence()));
+            () -> RedisSupport.segmentStore(uri, redis.segmentKeyPrefix(), timeout,
+                redis.segmentAllowWithoutPersistence()));
         owned.add((AutoCloseable) store); // RedisSegmentStore owns its client
       }
       for (String tag : tags) {
@@ -101,11 +101,11 @@ class GeneIdSegmentConfiguration {
 
   private static List<String> checkedTags(Segment segment) {
     List<String> tags = new ArrayList<>();
-    for (String tag : segment.getTags()) {
+    for (String tag : segment.tags()) {
       String t = tag.trim();
       if (t.isEmpty() || tags.contains(t)) {
         throw new InvalidGeneIdPropertyException(SEGMENT + ".tags must hold distinct, non-empty tags but was "
-            + segment.getTags());
+            + segment.tags());
       }
       tags.add(t);
     }
@@ -113,7 +113,7 @@ class GeneIdSegmentConfiguration {
       throw new InvalidGeneIdPropertyException(SEGMENT + ".tags must name at least one business tag (e.g. order,"
           + " item) when " + SEGMENT + ".store is set");
     }
-    for (String tag : segment.getPerTag().keySet()) {
+    for (String tag : segment.perTag().keySet()) {
       if (!tags.contains(tag)) {
         throw new InvalidGeneIdPropertyException(SEGMENT + ".per-tag." + tag + " names a tag that is not in "
             + SEGMENT + ".tags " + tags);
@@ -129,18 +129,18 @@ class GeneIdSegmentConfiguration {
    */
   private static GeneSegmentGenerator generator(SegmentStore store, String tag, GeneIdLayout layout,
       Segment segment) {
-    TagSettings own = segment.getPerTag().get(tag);
+    TagSettings own = segment.perTag().get(tag);
     Map<String, Object> values = new HashMap<>();
     Map<String, String> names = new HashMap<>();
     values.put(SegmentSettings.GENE_BITS, layout.geneBits());
     names.put(SegmentSettings.GENE_BITS, GeneIdProperties.PREFIX + ".gene-bits");
-    put(values, names, SegmentSettings.MIN_STEP, segment.getMinStep(), own == null ? null : own.getMinStep(), tag);
-    put(values, names, SegmentSettings.MAX_STEP, segment.getMaxStep(), own == null ? null : own.getMaxStep(), tag);
-    put(values, names, SegmentSettings.SEGMENT_DURATION, segment.getSegmentDuration(),
-        own == null ? null : own.getSegmentDuration(), tag);
-    put(values, names, SegmentSettings.PREFETCH_RATIO, segment.getPrefetchRatio(), null, tag);
-    put(values, names, SegmentSettings.FETCH_TIMEOUT, segment.getFetchTimeout(), null, tag);
-    put(values, names, SegmentSettings.PREFETCH_RETRY, segment.getPrefetchRetry(), null, tag);
+    put(values, names, SegmentSettings.MIN_STEP, segment.minStep(), own == null ? null : own.minStep(), tag);
+    put(values, names, SegmentSettings.MAX_STEP, segment.maxStep(), own == null ? null : own.maxStep(), tag);
+    put(values, names, SegmentSettings.SEGMENT_DURATION, segment.segmentDuration(),
+        own == null ? null : own.segmentDuration(), tag);
+    put(values, names, SegmentSettings.PREFETCH_RATIO, segment.prefetchRatio(), null, tag);
+    put(values, names, SegmentSettings.FETCH_TIMEOUT, segment.fetchTimeout(), null, tag);
+    put(values, names, SegmentSettings.PREFETCH_RETRY, segment.prefetchRetry(), null, tag);
     Map<String, String> tagName = Map.of("bizTag", SEGMENT + ".tags");
     SegmentSettings settings = renamed(tagName, () -> SegmentSettings.read(SettingsReader.of(values)
         .named(key -> names.getOrDefault(key, key))));

@@ -16,11 +16,11 @@ final class JdbcSupport {
 
   /** A leased generator over the application's DataSource (the settings of {@code gene-id.lease/jdbc}). */
   static LeasedGeneGenerator leasedGenerator(GeneIdProperties properties, DataSource dataSource) {
-    SettingsReader props = properties.leaseSettings(false);
+    SettingsReader props = properties.settings(false);
     JdbcWorkerIdAssigner assigner = JdbcWorkerIdAssigner.builder()
         .dataSource(dataSource)
         .table(props.string(JdbcWorkerIdAssignerProvider.JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
-        .createTable(properties.getJdbc().isCreateTables())
+        .createTable(properties.jdbc().createTables())
         .leaseSettings(WorkerIdAssigners.leaseSettings(props))
         .build();
     return WorkerIdAssigners.generator(props, assigner);
@@ -28,7 +28,7 @@ final class JdbcSupport {
 
   /** The segment store over {@code dataSource}; its table created before the first claim if asked to. */
   static SegmentStore segmentStore(GeneIdProperties.Jdbc jdbc, DataSource dataSource) {
-    return JdbcSegmentStore.builder().dataSource(dataSource).table(jdbc.getSegmentTable())
-        .createTable(jdbc.isCreateTables()).build();
+    return JdbcSegmentStore.builder().dataSource(dataSource).table(jdbc.segmentTable())
+        .createTable(jdbc.createTables()).build();
   }
 }

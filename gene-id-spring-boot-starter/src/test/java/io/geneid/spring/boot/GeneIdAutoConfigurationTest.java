@@ -12,6 +12,7 @@ import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.segment.SegmentSettings;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.mybatis.GeneIdentifierGenerator;
@@ -20,6 +21,8 @@ import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ibatis.session.SqlSessionFactory;
+import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -69,15 +72,23 @@ class GeneIdAutoConfigurationTest {
 
   @Test
   void propertyDefaultsAreTheCoreDefaults() {
-    GeneIdProperties p = new GeneIdProperties();
+    GeneIdProperties p = new org.springframework.boot.context.properties.bind.Binder(
+        new org.springframework.boot.context.properties.source.MapConfigurationPropertySource(Map.of()))
+        .bindOrCreate(GeneIdProperties.PREFIX, GeneIdProperties.class);
     GeneIdLayout d = GeneIdLayout.defaults();
-    assertThat(p.getEpoch()).isEqualTo(d.epoch());
-    assertThat(p.getTimestampBits()).isEqualTo(d.timestampBits());
-    assertThat(p.getWorkerBits()).isEqualTo(d.workerBits());
-    assertThat(p.getSequenceBits()).isEqualTo(d.sequenceBits());
-    assertThat(p.getGeneBits()).isEqualTo(d.geneBits());
-    assertThat(p.getMaxBorrowMillis()).isEqualTo(GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
-    assertThat(p.getClockBackwardsMaxWait()).isEqualTo(ClockBackwardsPolicy.DEFAULT.maxWait());
+    assertThat(GeneIdProperties.DEFAULT_EPOCH).isEqualTo(d.epoch().toString());
+    assertThat(p.epoch()).isEqualTo(d.epoch());
+    assertThat(p.timestampBits()).isEqualTo(d.timestampBits());
+    assertThat(p.workerBits()).isEqualTo(d.workerBits());
+    assertThat(p.sequenceBits()).isEqualTo(d.sequenceBits());
+    assertThat(p.geneBits()).isEqualTo(d.geneBits());
+    assertThat(p.maxBorrowMillis()).isEqualTo(GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
+    assertThat(p.clockBackwardsMaxWait()).isEqualTo(ClockBackwardsPolicy.DEFAULT.maxWait());
+    SegmentSettings s = SegmentSettings.defaults();
+    assertThat(List.of(p.segment().minStep(), p.segment().maxStep(), p.segment().segmentDuration(),
+        p.segment().prefetchRatio(), p.segment().fetchTimeout(), p.segment().prefetchRetry()))
+        .isEqualTo(List.of(s.minStep(), s.maxStep(), s.segmentDuration(), s.prefetchRatio(), s.fetchTimeout(),
+            s.prefetchRetry()));
   }
 
   @Test
@@ -128,7 +139,7 @@ class GeneIdAutoConfigurationTest {
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.max-borrow-millis=60001")
         .run(failsWith("gene-id.max-borrow-millis must be in [0, 60000] but was 60001"));
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.clock-backwards-max-wait=-1s")
-        .run(failsWith("gene-id.clock-backwards-max-wait must not be negative but was PT-1S"));
+        .run(failsWith("gene-id.clock-backwards-max-wait must be in [0ms, 3600000ms] but was -1000ms"));
   }
 
   /** A misspelt key stops the start-up, named with the closest valid key, as ShardingSphere's props do. */

@@ -95,7 +95,7 @@ public class GeneIdActuatorAutoConfiguration {
       } else {
         layout = GeneIdLayout.defaults();
       }
-      return new GeneIdEndpoint(layout, endpoint.getShardingCount(), endpoint.getGeneDivisor());
+      return new GeneIdEndpoint(layout, endpoint.shardingCount(), endpoint.geneDivisor());
     }
   }
 
@@ -117,7 +117,7 @@ public class GeneIdActuatorAutoConfiguration {
     @ConditionalOnMissingBean(name = "geneidHealthIndicator")
     GeneIdHealthIndicator geneidHealthIndicator(ListableBeanFactory beans, GeneIdHealthProperties health) {
       Map<String, GeneIdGenerator> generators = beans.getBeansOfType(GeneIdGenerator.class);
-      return new GeneIdHealthIndicator(generators, health.getLeaseRemainingThreshold());
+      return new GeneIdHealthIndicator(generators, health.leaseRemainingThreshold());
     }
   }
 }
