@@ -10,14 +10,10 @@ import io.geneid.spring.boot.GeneIdProperties;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.util.LinkedHashSet;
-import java.util.Map;
 import java.util.Set;
-import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.ObjectProvider;
 import org.springframework.boot.actuate.autoconfigure.endpoint.condition.ConditionalOnAvailableEndpoint;
-import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.endpoint.annotation.Endpoint;
-import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnBean;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
@@ -34,14 +30,18 @@ import org.springframework.context.annotation.Configuration;
  *       binds {@link GeneIdMetrics} for every {@link GeneIdGenerator} bean and every generator in
  *       {@link io.geneid.core.snowflake.GeneIdRegistry} (those ShardingSphere made from its YAML);
  *   <li><b>the {@code geneid} endpoint</b> (Spring Boot Actuator, endpoint exposed): {@link GeneIdEndpoint};
- *   <li><b>the {@code geneid} health indicator</b> (Actuator, a generator bean, {@code management.health.geneid.enabled}
- *       not false): {@link GeneIdHealthIndicator}.
  * </ul>
+ *
+ * <p>The health indicator has an auto-configuration of its own, {@link GeneIdHealthAutoConfiguration}: Spring Boot 4
+ * moved the health API, and this class is shared by the Boot 3 and Boot 4 starters.
  */
 @AutoConfiguration(after = GeneIdAutoConfiguration.class, afterName = {
     "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
     "org.springframework.boot.actuate.autoconfigure.metrics.CompositeMeterRegistryAutoConfiguration",
-    "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration"})
+    "org.springframework.boot.actuate.autoconfigure.metrics.export.simple.SimpleMetricsExportAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.MetricsAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.CompositeMeterRegistryAutoConfiguration",
+    "org.springframework.boot.micrometer.metrics.autoconfigure.export.simple.SimpleMetricsExportAutoConfiguration"})
 public class GeneIdActuatorAutoConfiguration {
 
   /** Micrometer meters for the generators. */
@@ -96,28 +96,6 @@ public class GeneIdActuatorAutoConfiguration {
         layout = GeneIdLayout.defaults();
       }
       return new GeneIdEndpoint(layout, endpoint.shardingCount(), endpoint.geneDivisor());
-    }
-  }
-
-  /** The {@code geneid} health indicator. */
-  @Configuration(proxyBeanMethods = false)
-  @ConditionalOnClass(HealthIndicator.class)
-  @ConditionalOnEnabledHealthIndicator("geneid")
-  @ConditionalOnBean(GeneIdGenerator.class)
-  @EnableConfigurationProperties(GeneIdHealthProperties.class)
-  static class HealthConfiguration {
-
-    /**
-     * Over every generator bean, by bean name.
-     *
-     * @throws IllegalArgumentException for a {@code management.health.geneid.lease-remaining-threshold} that is not
-     *     positive or not below a lease TTL
-     */
-    @Bean
-    @ConditionalOnMissingBean(name = "geneidHealthIndicator")
-    GeneIdHealthIndicator geneidHealthIndicator(ListableBeanFactory beans, GeneIdHealthProperties health) {
-      Map<String, GeneIdGenerator> generators = beans.getBeansOfType(GeneIdGenerator.class);
-      return new GeneIdHealthIndicator(generators, health.leaseRemainingThreshold());
     }
   }
 }

@@ -56,7 +56,7 @@ class GeneIdActuatorAutoConfigurationTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class, GeneIdActuatorAutoConfiguration.class,
-          EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class));
+          GeneIdHealthAutoConfiguration.class, EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class));
 
   private static String worker() {
     return "gene-id.worker-id=" + NEXT_WORKER.getAndIncrement();
