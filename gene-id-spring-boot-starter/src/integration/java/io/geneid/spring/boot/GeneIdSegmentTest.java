@@ -24,7 +24,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
@@ -54,7 +53,7 @@ class GeneIdSegmentTest {
   }
 
   private ApplicationContextRunner h2(String url) {
-    return runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class))
+    return runner.withConfiguration(AutoConfigurations.of(BootLine.dataSourceAutoConfiguration()))
         .withPropertyValues("spring.datasource.url=" + url, "gene-id.segment.store=jdbc",
             "gene-id.jdbc.create-tables=true");
   }

@@ -23,7 +23,8 @@ import org.springframework.context.annotation.Import;
  * {@code gene-id.segment.store} set, a {@link GeneSegmentGenerators} bean holds one segment generator per tag
  * ({@link GeneIdSegmentConfiguration}). Each backs off when the application defines its own bean of that type.
  */
-@AutoConfiguration(afterName = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration")
+@AutoConfiguration(afterName = {"org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"} /* Boot 4 */)
 @EnableConfigurationProperties(GeneIdProperties.class)
 @Import({GeneIdLeaseConfiguration.class, GeneIdSegmentConfiguration.class})
 public class GeneIdAutoConfiguration {

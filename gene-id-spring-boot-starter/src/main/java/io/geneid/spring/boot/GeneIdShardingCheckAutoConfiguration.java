@@ -27,7 +27,8 @@ import org.springframework.context.annotation.Bean;
  * are not touched (no connection is opened to them).
  */
 @AutoConfiguration(after = GeneIdAutoConfiguration.class,
-    afterName = "org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration")
+    afterName = {"org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration", // Boot 3
+    "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration"} /* Boot 4 */)
 @ConditionalOnClass(name = {"io.geneid.shardingsphere.GeneShardingCheck",
     "org.apache.shardingsphere.driver.jdbc.core.datasource.ShardingSphereDataSource"})
 @ConditionalOnProperty(prefix = GeneIdProperties.PREFIX, name = "sharding-check", havingValue = "true",

@@ -26,7 +26,6 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.NoUniqueBeanDefinitionException;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.assertj.AssertableApplicationContext;
 import org.springframework.boot.diagnostics.FailureAnalysis;
@@ -255,7 +254,7 @@ class GeneIdAutoConfigurationTest {
 
   /** The whole MyBatis-Plus Boot starter on an embedded H2: it must find exactly one IdentifierGenerator. */
   private ApplicationContextRunner withMybatisPlus() {
-    return runner.withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class,
+    return runner.withConfiguration(AutoConfigurations.of(BootLine.dataSourceAutoConfiguration(),
             MybatisPlusAutoConfiguration.class))
         .withPropertyValues("spring.datasource.url=jdbc:h2:mem:gid_starter_" + Long.toHexString(
             ThreadLocalRandom.current().nextLong()) + ";DB_CLOSE_DELAY=-1", "gene-id.worker-id=" + worker());

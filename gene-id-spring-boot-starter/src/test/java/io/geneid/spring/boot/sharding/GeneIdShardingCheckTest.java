@@ -2,13 +2,13 @@ package io.geneid.spring.boot.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.spring.boot.BootLine;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
 import io.geneid.spring.boot.GeneIdShardingCheckAutoConfiguration;
 import io.geneid.spring.boot.InvalidGeneIdPropertyException;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
-import org.springframework.boot.autoconfigure.jdbc.DataSourceAutoConfiguration;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /** The starter checks ShardingSphere data sources at start-up: no call from the application is needed. */
@@ -17,7 +17,7 @@ class GeneIdShardingCheckTest {
   private static final AtomicLong WORKER = new AtomicLong(170);
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
-      .withConfiguration(AutoConfigurations.of(DataSourceAutoConfiguration.class, GeneIdAutoConfiguration.class,
+      .withConfiguration(AutoConfigurations.of(BootLine.dataSourceAutoConfiguration(), GeneIdAutoConfiguration.class,
           GeneIdShardingCheckAutoConfiguration.class))
       .withPropertyValues("spring.datasource.driver-class-name=org.apache.shardingsphere.driver.ShardingSphereDriver");
 

@@ -15,7 +15,6 @@ import io.geneid.mybatis.GeneIdentifierGenerator;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.Order;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItem;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItemMapper;
-import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItemService;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderMapper;
 import java.sql.Connection;
 import java.sql.DriverManager;

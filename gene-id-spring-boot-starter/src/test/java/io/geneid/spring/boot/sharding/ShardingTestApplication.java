@@ -4,12 +4,10 @@ import com.baomidou.mybatisplus.annotation.IdType;
 import com.baomidou.mybatisplus.annotation.TableId;
 import com.baomidou.mybatisplus.annotation.TableName;
 import com.baomidou.mybatisplus.core.mapper.BaseMapper;
-import com.baomidou.mybatisplus.extension.service.impl.ServiceImpl;
 import io.geneid.core.GeneSource;
 import org.apache.ibatis.annotations.Mapper;
 import org.mybatis.spring.annotation.MapperScan;
 import org.springframework.boot.autoconfigure.SpringBootApplication;
-import org.springframework.stereotype.Service;
 
 /** A small Spring Boot application: orders and their items through MyBatis-Plus into ShardingSphere. */
 @SpringBootApplication
@@ -92,7 +90,4 @@ public class ShardingTestApplication {
 
   @Mapper
   public interface OrderItemMapper extends BaseMapper<OrderItem> {}
-
-  @Service
-  public static class OrderItemService extends ServiceImpl<OrderItemMapper, OrderItem> {}
 }

@@ -1,0 +1,34 @@
+package io.geneid.spring.boot4.actuate;
+
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.spring.boot.actuate.GeneIdHealth;
+import java.time.Duration;
+import java.util.Map;
+import org.jspecify.annotations.Nullable;
+import org.springframework.boot.health.contributor.Health;
+import org.springframework.boot.health.contributor.HealthIndicator;
+import org.springframework.boot.health.contributor.Status;
+
+/** The {@code geneid} health indicator of Spring Boot 4: reports {@link GeneIdHealth}. */
+public class GeneIdHealthIndicator implements HealthIndicator {
+
+  private final GeneIdHealth health;
+
+  /**
+   * A health indicator over these generators.
+   *
+   * @param generators by bean name
+   * @param leaseRemainingThreshold DOWN below this much lease time left; {@code null} for a third of each TTL
+   * @throws IllegalArgumentException if the threshold is not positive or not below the TTL of a leased generator
+   */
+  public GeneIdHealthIndicator(Map<String, ? extends GeneIdGenerator> generators,
+      @Nullable Duration leaseRemainingThreshold) {
+    this.health = new GeneIdHealth(generators, leaseRemainingThreshold);
+  }
+
+  @Override
+  public Health health() {
+    GeneIdHealth.Report report = health.check();
+    return Health.status(report.up() ? Status.UP : Status.DOWN).withDetails(report.details()).build();
+  }
+}
