@@ -14,6 +14,11 @@ import picocli.CommandLine.Option;
  */
 final class LayoutOptions {
 
+  @Option(names = "--preset", paramLabel = "<name>", description = "Start from a named layout: default (T=41 W=8"
+      + " S=8 G=6) or javascript-safe (T=51 W=4 S=4 G=4: ids below 2^53 for 69.7 years). The config file and the"
+      + " flags override it.")
+  @Nullable String preset;
+
   @Option(names = "--config", paramLabel = "<file>", description = "A .properties, .yml or .yaml file with the layout"
       + " keys (epoch, timestamp-bits, worker-bits, sequence-bits, gene-bits) at the top level, under gene-id"
       + " (Spring Boot) or under props (ShardingSphere). Flags override it.")
@@ -35,13 +40,23 @@ final class LayoutOptions {
   @Option(names = "--gene-bits", paramLabel = "<G>", description = "Gene bits (default 6).")
   @Nullable Integer geneBits;
 
+  private GeneIdLayout preset() {
+    if (preset == null || preset.equals("default")) {
+      return GeneIdLayout.defaults();
+    }
+    if (preset.equals("javascript-safe")) {
+      return GeneIdLayout.javascriptSafe();
+    }
+    throw new BadInputException("--preset must be default or javascript-safe but was '" + preset + "'");
+  }
+
   /**
-   * The layout: {@link GeneIdLayout#defaults()}, then the config file, then the flags.
+   * The layout: the preset ({@link GeneIdLayout#defaults()} unless named), then the config file, then the flags.
    *
    * @param notes where to say that a config file set no layout key
    */
   GeneIdLayout resolve(List<String> notes) {
-    GeneIdLayout.Builder builder = GeneIdLayout.builder();
+    GeneIdLayout.Builder builder = preset().toBuilder();
     List<String> sources = new ArrayList<>();
     if (config != null) {
       Map<String, LayoutConfig.Setting> keys = LayoutConfig.read(config);

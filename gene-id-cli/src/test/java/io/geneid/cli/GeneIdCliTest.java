@@ -361,6 +361,19 @@ class GeneIdCliTest {
   }
 
   @Test
+  void reportsTheJavascriptSafePreset() {
+    CliRun run = CliRun.of("layout", "--preset", "javascript-safe");
+    assertThat(run.status()).isZero();
+    assertThat(run.out()).startsWith("layout                     T=51 W=4 S=4 G=4, epoch 2025-01-01T00:00:00Z\n")
+        .contains("JavaScript-safe until      2094-09-07T15:47:35.552Z (67.8 years from now;"
+            + " after that ids exceed 2^53 - 1)\n");
+    assertThat(CliRun.of("layout", "--preset", "javascript-safe", "--timestamp-bits", "50", "--gene-bits", "5").out())
+        .as("flags override the preset").contains("T=50 W=4 S=4 G=5");
+    assertThat(CliRun.of("layout", "--preset", "browser"))
+        .isEqualTo(new CliRun(2, "", "gene-id layout: --preset must be default or javascript-safe but was 'browser'\n"));
+  }
+
+  @Test
   void helpAndVersionExitZero() {
     assertThat(CliRun.of("--help").out()).startsWith("Usage: gene-id [-hV] [--zone=<zone>] COMMAND");
     assertThat(CliRun.of("decode", "--help").out()).contains("--config=<file>").contains("--gene-bits=<G>");

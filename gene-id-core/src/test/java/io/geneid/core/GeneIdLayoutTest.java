@@ -32,6 +32,27 @@ class GeneIdLayoutTest {
   }
 
   @Test
+  void theJavascriptSafePresetKeepsIdsBelow2To53ForAsLongAsTheDefaultLasts() {
+    GeneIdLayout js = GeneIdLayout.javascriptSafe();
+    assertThat(js.geneCount()).isEqualTo(16);
+    assertThat(js.workerCount()).isEqualTo(16);
+    assertThat(js.idsPerMillisPerWorker()).isEqualTo(256);
+    assertThat(js.javaScriptSafeUntil()).isAfterOrEqualTo(GeneIdLayout.defaults().lastTimestamp());
+    long jsMax = (1L << 53) - 1;
+    // the largest id of the last JavaScript-safe millisecond is 2^53 - 1; the next millisecond's first is not safe
+    Instant lastSafe = js.javaScriptSafeUntil().minusMillis(1);
+    assertThat(js.encode(new GeneIdParts(lastSafe, js.maxWorkerId(), js.maxSequence(), js.maxGene())))
+        .isEqualTo(jsMax);
+    assertThat(js.encode(new GeneIdParts(js.javaScriptSafeUntil(), 0, 0, 0))).isGreaterThan(jsMax);
+    // ids made today carry their parent's gene and are exact as a JavaScript number (a double)
+    GeneSnowflakeGenerator ids = GeneSnowflakeGenerator.builder().layout(js).workerId(15).buildUnshared();
+    long child = ids.nextIdFor(4242L);
+    assertThat(child).isLessThanOrEqualTo(jsMax);
+    assertThat((long) (double) child).isEqualTo(child);
+    assertThat(js.decode(child).gene()).isEqualTo(4242L % 16);
+  }
+
+  @Test
   void sumMustBe63() {
     assertThatThrownBy(() -> GeneIdLayout.builder().workerBits(10).build())
         .isInstanceOf(IllegalArgumentException.class)

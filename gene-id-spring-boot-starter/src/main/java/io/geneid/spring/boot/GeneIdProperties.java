@@ -71,6 +71,7 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param redis the Redis of leases and segment counters
  * @param jdbc the database of leases and segments
  * @param segment segment mode
+ * @param json ids in JSON
  */
 @ConfigurationProperties(prefix = GeneIdProperties.PREFIX, ignoreUnknownFields = false)
 public record GeneIdProperties(
@@ -88,7 +89,8 @@ public record GeneIdProperties(
     @DefaultValue Lease lease,
     @DefaultValue Redis redis,
     @DefaultValue Jdbc jdbc,
-    @DefaultValue Segment segment) {
+    @DefaultValue Segment segment,
+    @DefaultValue Json json) {
 
   /** The prefix of every property. */
   public static final String PREFIX = "gene-id";
@@ -212,6 +214,14 @@ public record GeneIdProperties(
       @DefaultValue("10m") Duration segmentDuration, @DefaultValue("0.1") double prefetchRatio,
       @DefaultValue("10s") Duration fetchTimeout, @DefaultValue("1s") Duration prefetchRetry,
       @DefaultValue Map<String, TagSettings> perTag) {}
+
+  /**
+   * {@code gene-id.json.*}: ids in the application's JSON (Spring Boot's Jackson ObjectMapper).
+   *
+   * @param idsAsStrings Write long id properties (named id or ending in Id or _id) as JSON strings, so that a browser
+   *     reads ids above 2^53 exactly; reading accepts strings and numbers. Default: numbers.
+   */
+  public record Json(@DefaultValue("false") boolean idsAsStrings) {}
 
   /**
    * {@code gene-id.segment.per-tag.<tag>.*}: one tag's settings; unset ones come from {@code gene-id.segment}.
