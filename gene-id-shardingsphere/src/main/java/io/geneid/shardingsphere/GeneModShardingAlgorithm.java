@@ -78,7 +78,15 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
 
   private @Nullable GeneRouting routing;
   /** The last set of targets found sound, so each set is checked once, on its first routing call. */
-  private volatile Collection<String> checkedTargets = List.of();
+  /**
+   * Target collections already checked, each with its target per index. ShardingSphere hands the same collection
+   * objects on every call (its rule's data sources and actual tables), so a routing call finds its targets by
+   * identity instead of checking and scanning the names again; a new collection is checked once.
+   */
+  private volatile List<Targets> known = List.of();
+  private static final int MAX_KNOWN = 64;
+
+  private record Targets(Collection<String> names, int size, @Nullable String[] byIndex) {}
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneModShardingAlgorithm() {}
@@ -108,9 +116,9 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   @Override
   public String doSharding(Collection<String> availableTargetNames,
       PreciseShardingValue<Comparable<?>> shardingValue) {
-    String where = shardingValue.getLogicTableName() + "." + shardingValue.getColumnName();
-    long gene = gene(where, shardingValue.getValue());
-    return target(availableTargetNames, gene, () -> where + " = " + shardingValue.getValue());
+    long gene = gene(shardingValue.getLogicTableName(), shardingValue.getColumnName(), shardingValue.getValue());
+    return target(availableTargetNames, gene, () -> shardingValue.getLogicTableName() + "."
+        + shardingValue.getColumnName() + " = " + shardingValue.getValue());
   }
 
   /** Every target: a range of ids spans all genes. */
@@ -130,6 +138,10 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   public Collection<String> doSharding(Collection<String> availableTargetNames,
       ComplexKeysShardingValue<Comparable<?>> shardingValue) {
     String table = shardingValue.getLogicTableName();
+    String single = singleTarget(availableTargetNames, table, shardingValue.getColumnNameAndShardingValuesMap());
+    if (single != null) {
+      return List.of(single);
+    }
     Map<String, Set<Comparable<?>>> valuesByColumn = new LinkedHashMap<>();
     shardingValue.getColumnNameAndShardingValuesMap().forEach((column, values) ->
         valuesByColumn.computeIfAbsent(column.toLowerCase(Locale.ROOT), c -> new LinkedHashSet<>()).addAll(values));
@@ -143,7 +155,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     for (Map.Entry<String, Set<Comparable<?>>> e : valuesByColumn.entrySet()) {
       Set<Integer> columnIndexes = new TreeSet<>();
       for (Comparable<?> value : e.getValue()) {
-        long gene = gene(table + "." + e.getKey(), value);
+        long gene = gene(table, e.getKey(), value);
         columnIndexes.add(r.index(gene));
         if (e.getValue().size() == 1) {
           singleGenes.put(e.getKey(), gene);
@@ -167,6 +179,30 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
       result.add(targetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn));
     }
     return result;
+  }
+
+  /**
+   * The one target of a row or a lookup (every column has one value, all of one gene), without building the sets of
+   * the general case; {@code null} for anything else, which the general case routes or reports.
+   */
+  private @Nullable String singleTarget(Collection<String> targets, String table,
+      Map<String, Collection<Comparable<?>>> values) {
+    if (values.isEmpty()) {
+      return null;
+    }
+    long gene = -1;
+    for (Map.Entry<String, Collection<Comparable<?>>> e : values.entrySet()) {
+      if (e.getValue().size() != 1) {
+        return null;
+      }
+      long g = gene(table, e.getKey(), e.getValue().iterator().next());
+      if (gene >= 0 && g != gene) {
+        return null;
+      }
+      gene = g;
+    }
+    long routed = gene;
+    return targetOfIndex(targets, routing().index(gene), () -> table + " " + values + " (gene " + routed + ")");
   }
 
   /**
@@ -201,26 +237,32 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   @Override
   public Collection<String> doSharding(Collection<String> availableTargetNames,
       HintShardingValue<Comparable<?>> shardingValue) {
-    String where = shardingValue.getLogicTableName() + " hint";
+    String table = shardingValue.getLogicTableName();
     Set<String> result = new LinkedHashSet<>();
     for (Comparable<?> value : shardingValue.getValues()) {
-      result.add(target(availableTargetNames, gene(where, value), () -> where + " " + value));
+      result.add(target(availableTargetNames, gene(table, "hint", value), () -> table + " hint " + value));
     }
     return result;
   }
 
   // ---------------------------------------------------------------- math
 
-  private long gene(String where, @Nullable Object value) {
+  /** The gene of a value of {@code table.column}; the message of a bad value names both. */
+  private long gene(String table, String column, @Nullable Object value) {
     if (value == null) {
-      throw new IllegalArgumentException(TYPE + ": " + where + " is null; a sharding value must be a whole"
-          + " number, a String or a UUID");
+      throw new IllegalArgumentException(TYPE + ": " + where(table, column) + " is null; a sharding value must be a"
+          + " whole number, a String or a UUID");
     }
     try {
       return Genes.ofKey(value, routing().geneBits());
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(TYPE + ": cannot route " + where + " = " + value + ": " + e.getMessage(), e);
+      throw new IllegalArgumentException(TYPE + ": cannot route " + where(table, column) + " = " + value + ": "
+          + e.getMessage(), e);
     }
+  }
+
+  private static String where(String table, String column) {
+    return column.equals("hint") ? table + " hint" : table + "." + column;
   }
 
   /** {@code (gene / gene-divisor) % sharding-count}. */
@@ -247,8 +289,12 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   }
 
   private String targetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
-    checkTargets(targets);
-    try {
+    @Nullable String[] byIndex = targets(targets).byIndex();
+    String found = index < byIndex.length ? byIndex[index] : null;
+    if (found != null) {
+      return found;
+    }
+    try { // names the index and the targets
       return routing().target(targets, index);
     } catch (IllegalStateException e) {
       throw new IllegalStateException(TYPE + ": " + what.get() + " routes to index " + index + " but "
@@ -257,20 +303,33 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   }
 
   /**
-   * On the first routing call with a set of targets, every problem of the set at once (names without an
-   * {@code _<index>} suffix, two targets with one suffix, targets no gene reaches), rather than one gene at a time
-   * as rows happen to arrive.
+   * The checked targets of a collection: on its first routing call every problem of the set at once (names without
+   * an {@code _<index>} suffix, two targets with one suffix, targets no gene reaches), rather than one gene at a time
+   * as rows happen to arrive. Found again by identity and size: ShardingSphere's collections do not change once its
+   * rule is built.
    */
-  private void checkTargets(Collection<String> targets) {
-    if (targets.equals(checkedTargets)) {
-      return;
+  private Targets targets(Collection<String> names) {
+    List<Targets> seen = known;
+    for (Targets t : seen) {
+      if (t.names() == names && t.size() == names.size()) {
+        return t;
+      }
     }
-    List<String> problems = routing().problems(targets);
+    GeneRouting r = routing();
+    List<String> problems = r.problems(names);
     if (!problems.isEmpty()) {
-      throw new IllegalStateException(TYPE + " (" + routing() + ") cannot route to the targets " + targets + ": "
+      throw new IllegalStateException(TYPE + " (" + r + ") cannot route to the targets " + names + ": "
           + String.join("; ", problems));
     }
-    checkedTargets = List.copyOf(targets);
+    @Nullable String[] byIndex = new String[r.shardingCount()];
+    for (String name : names) {
+      byIndex[GeneRouting.suffix(name)] = name; // problems() found every suffix in [0, sharding-count) and distinct
+    }
+    Targets t = new Targets(names, names.size(), byIndex);
+    List<Targets> next = new ArrayList<>(seen.size() < MAX_KNOWN ? seen : List.of());
+    next.add(t);
+    known = List.copyOf(next);
+    return t;
   }
 
   private GeneRouting routing() {

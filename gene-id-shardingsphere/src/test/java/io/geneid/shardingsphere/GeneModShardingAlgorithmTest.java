@@ -75,6 +75,30 @@ class GeneModShardingAlgorithmTest {
   }
 
   @Test
+  void targetCollectionsAreCheckedOnceEachAndRoutedAlikeWhateverTheirType() {
+    GeneModShardingAlgorithm mod4 = algorithm("sharding-count", 4);
+    // ShardingSphere hands LinkedHashSets; others hand lists; two databases hand equal but distinct collections
+    java.util.Set<String> set = new java.util.LinkedHashSet<>(TABLES);
+    List<String> list = new java.util.ArrayList<>(TABLES);
+    for (long gene = 0; gene < 64; gene++) {
+      String expected = "t_item_" + gene % 4;
+      assertThat(mod4.doSharding(set, precise("id", gene))).isEqualTo(expected);
+      assertThat(mod4.doSharding(list, precise("id", gene))).isEqualTo(expected);
+      assertThat(mod4.doSharding(set, complex(Map.of("id", List.of(gene), "order_id", List.of(gene + 64)))))
+          .containsExactly(expected);
+    }
+    // a collection that grows is checked again: its new target ends with no index a gene reaches
+    set.add("t_item_9");
+    assertThatThrownBy(() -> mod4.doSharding(set, precise("id", 1L))).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("target t_item_9 ends with _9 but sharding-count is 4: no gene routes to it");
+    // a collection missing an index names it when a gene routes there
+    List<String> three = List.of("t_item_0", "t_item_1", "t_item_2");
+    assertThat(mod4.doSharding(three, precise("id", 2L))).isEqualTo("t_item_2");
+    assertThatThrownBy(() -> mod4.doSharding(three, precise("id", 3L))).isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("routes to index 3 but no target ends with _3 among [t_item_0, t_item_1, t_item_2]");
+  }
+
+  @Test
   void rangesRouteToEveryTarget() {
     GeneModShardingAlgorithm mod4 = algorithm("sharding-count", 4);
     assertThat(mod4.doSharding(TABLES, new RangeShardingValue<Comparable<?>>("t_item", "id", NODE,
