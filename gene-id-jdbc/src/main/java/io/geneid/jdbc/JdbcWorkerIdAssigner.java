@@ -22,6 +22,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -225,13 +226,27 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
     long slack = Math.max(0, borrowSlack.toMillis());
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
+    boolean told = false;
     for (;;) {
       List<String> holders = new ArrayList<>();
-      WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], slack, holders));
+      long[] quietFor = {0};
+      WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], slack, holders, quietFor));
       if (lease != null) {
         LOG.debug("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
             description, lease.expiresAt());
         return lease;
+      }
+      if (quietFor[0] > 0) {
+        // a pool of unknown history (new, or restored from a copy that did not have it) becomes usable when any
+        // earlier holder must have stopped: wait for that rather than fail, as the Redis store does
+        deadline = Math.max(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(quietFor[0] + 50));
+        if (!told) {
+          told = true;
+          LOG.info("worker ids of space '{}' in {} have no known history (a new space, or the table was restored or "
+              + "failed over): the first is granted in {} ms, one TTL ({}) + {} ms borrowing + {} ms clock margin, "
+              + "when any earlier holder must have stopped; waiting", space, description, quietFor[0], ttl, slack,
+              SKEW_MARGIN_MILLIS);
+        }
       }
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
@@ -245,8 +260,8 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   /** The pool row of the space: highest worker id granted, database identity, no first grant before. */
   private record Pool(long highest, long identity, long quietUntil) {}
 
-  private @Nullable WorkerLease tryAcquire(JdbcSession s, long lo, long hi, long slack, List<String> holders)
-      throws SQLException {
+  private @Nullable WorkerLease tryAcquire(JdbcSession s, long lo, long hi, long slack, List<String> holders,
+      long[] quietFor) throws SQLException {
     String now = now(s);
     long dbNow = queryLong(s, "SELECT " + now);
     long unknownFor = ttl.toMillis() + slack + SKEW_MARGIN_MILLIS;
@@ -303,6 +318,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       }
     } else {
       holders.add("worker ids never granted: unknown history until " + Instant.ofEpochMilli(pool.quietUntil()));
+      quietFor[0] = pool.quietUntil() - dbNow;
     }
     // 3. expired or released rows, least recently used first: compare-and-set on version and expiry
     for (Map.Entry<Long, Row> e : rows.entrySet()) {
@@ -349,6 +365,15 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   private Pool pool(JdbcSession s, String now, long unknownFor, long identity) throws SQLException {
     Pool pool = queryPool(s);
     if (pool == null) {
+      // No pool row: a new space, or a table restored from a copy taken before the space was first used, whose
+      // holders may still be issuing until their next renewal finds their row gone. The two look alike, so both are
+      // unknown history: the rows that exist and the worker ids never granted wait one TTL + slack + margin.
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET expires_at = GREATEST(expires_at, " + now
+          + " + ?) WHERE space_name = ? AND worker_id >= 0")) {
+        ps.setLong(1, unknownFor);
+        ps.setString(2, space);
+        ps.executeUpdate();
+      }
       long highest;
       try (PreparedStatement ps = s.prepare("SELECT COALESCE(MAX(worker_id), -1) FROM " + table
           + " WHERE space_name = ?")) {
@@ -359,11 +384,12 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         }
       }
       try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
-          + "expires_at, high_water_mark) VALUES (?, " + POOL_ROW + ", ?, ?, 0, ?)")) {
+          + "expires_at, high_water_mark) VALUES (?, " + POOL_ROW + ", ?, ?, " + now + " + ?, ?)")) {
         ps.setString(1, space);
         ps.setString(2, POOL_HOLDER);
         ps.setLong(3, identity);
-        ps.setLong(4, highest);
+        ps.setLong(4, unknownFor);
+        ps.setLong(5, highest);
         ps.executeUpdate();
       } catch (SQLException e) {
         if (!JdbcSession.isDuplicate(e)) {
