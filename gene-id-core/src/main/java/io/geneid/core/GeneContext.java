@@ -273,6 +273,8 @@ public final class GeneContext {
     private final @Nullable List<?> keys;
     /** The thread that opened the scope; for a carried scope, the thread that made it (it is never closed). */
     private final Thread owner;
+    /** The owner's name when the scope was opened (kotlinx's debug mode renames threads as coroutines come and go). */
+    private final String ownerName;
     /** Installed on other threads by {@code wrap} and the modules that carry scopes; immutable, never closed. */
     private final boolean carried;
     private @Nullable Scope outer;
@@ -288,6 +290,7 @@ public final class GeneContext {
       this.key = key;
       this.keys = keys;
       this.owner = owner;
+      this.ownerName = owner.getName();
       this.carried = carried;
     }
 
@@ -334,7 +337,7 @@ public final class GeneContext {
       closed = true;
       Thread here = Thread.currentThread();
       if (here != owner) {
-        throw new IllegalStateException("GeneContext scope opened on " + owner.getName() + " was closed on "
+        throw new IllegalStateException("GeneContext scope opened on " + ownerName + " was closed on "
             + here.getName() + ": a scope belongs to the thread that opened it, and has now ended there too;"
             + " carry a gene to other threads with GeneContext.wrap, withGene (Kotlin) or"
             + " gene-id-context-propagation");
