@@ -40,10 +40,12 @@ class AsyncTaskExecutorTest {
   @EnableAsync
   @ImportAutoConfiguration(TaskExecutionAutoConfiguration.class)
   static class App {
+    // docs begin
     @Bean
     ContextPropagatingTaskDecorator contextPropagatingTaskDecorator() {
       return new ContextPropagatingTaskDecorator();
     }
+    // docs end
 
     @Bean
     Items items() {
