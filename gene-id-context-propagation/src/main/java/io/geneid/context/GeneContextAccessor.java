@@ -25,7 +25,10 @@ import io.micrometer.context.ThreadLocalAccessor;
  */
 public final class GeneContextAccessor implements ThreadLocalAccessor<Object> {
 
-  /** The key of the gene in a context (a Reactor {@code Context}); its value is a parent key or a captured scope. */
+  /**
+   * The key of the gene in a context (a Reactor {@code Context}): write a parent key under it; a captured context
+   * holds an opaque value under it (a scope, or "no scope").
+   */
   public static final String KEY = "io.geneid.core.GeneContext";
 
   private static final GeneScopes.Access SCOPES = GeneScopes.get();
