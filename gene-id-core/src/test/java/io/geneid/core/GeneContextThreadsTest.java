@@ -66,7 +66,7 @@ class GeneContextThreadsTest {
 
   @Test
   void aScopeClosedElsewhereUnderAnInnerScopeEndsWhenTheInnerOneCloses() throws Exception {
-    Executor one = Executors.newSingleThreadExecutor();
+    ExecutorService one = Executors.newSingleThreadExecutor();
     try {
       GeneContext.Scope outer = CompletableFuture.supplyAsync(() -> GeneContext.inherit(40L), one).get();
       GeneContext.Scope inner = CompletableFuture.supplyAsync(() -> GeneContext.inherit(41L), one).get();
@@ -75,7 +75,7 @@ class GeneContextThreadsTest {
       CompletableFuture.runAsync(inner::close, one).get();
       assertThat(CompletableFuture.supplyAsync(GeneProbe::here, one).get().clean()).isTrue();
     } finally {
-      ((ExecutorService) one).shutdownNow();
+      one.shutdownNow();
     }
   }
 
@@ -111,7 +111,7 @@ class GeneContextThreadsTest {
 
   @Test
   void wrapRestoresTheWorkersOwnScopeAndDropsWhatTheTaskLeftOpen() throws Exception {
-    Executor one = Executors.newSingleThreadExecutor();
+    ExecutorService one = Executors.newSingleThreadExecutor();
     try {
       GeneContext.Scope workers = CompletableFuture.supplyAsync(() -> GeneContext.inherit(7L), one).get();
       Callable<Long> leaky;
@@ -126,7 +126,7 @@ class GeneContextThreadsTest {
       CompletableFuture.runAsync(workers::close, one).get(); // still the worker's innermost scope: no error
       assertThat(CompletableFuture.supplyAsync(GeneProbe::here, one).get().clean()).isTrue();
     } finally {
-      ((ExecutorService) one).shutdownNow();
+      one.shutdownNow();
     }
   }
 
