@@ -5,11 +5,16 @@ import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisURI;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -56,19 +61,23 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   /** The default {@link Builder#commandTimeout(Duration)}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisCommands<String, String> commands;
+  private static final RedisWorkerIdAssigner.Script CLAIM = RedisWorkerIdAssigner.Script.of("segment-claim.lua",
+      RedisWorkerIdAssigner.Script.resource("segment-claim.lua"));
+
+  private final RedisConnections.Link link;
   private final String keyPrefix;
   private final String where;
-  private final RedisConnections.@Nullable Owned owned;
+  private final long waitMillis;
+  /** Per server (run_id:master_replid): the most replicas seen connected to it, all of which must have a claim. */
+  private final ConcurrentHashMap<String, Integer> replicasSeen = new ConcurrentHashMap<>();
+  /** The server of the last claim, to log a failover or restart once. */
+  private final AtomicReference<String> lastServer = new AtomicReference<>("");
 
-  private RedisSegmentStore(StatefulRedisConnection<String, String> connection, String keyPrefix, String where,
-      RedisConnections.@Nullable Owned owned) {
-    this.connection = connection;
-    this.commands = connection.sync();
+  private RedisSegmentStore(RedisConnections.Link link, String keyPrefix, String where, Duration timeout) {
+    this.link = link;
     this.keyPrefix = keyPrefix;
     this.where = where;
-    this.owned = owned;
+    this.waitMillis = Math.max(1, timeout.toMillis() / 2);
   }
 
   /**
@@ -96,7 +105,28 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     String key = key(bizTag);
     long end;
     try {
-      end = commands.incrby(key, step);
+      // the claim and its WAIT run on the one server that owns the key (in a cluster: the master of its slot)
+      RedisClusterCommands<String, String> server = link.serverOf(key);
+      List<Object> reply = claim(server, key, step);
+      end = Long.parseLong(String.valueOf(reply.get(0)));
+      String identity = String.valueOf(reply.get(1));
+      int connected = Integer.parseInt(String.valueOf(reply.get(2)));
+      int expected = replicasSeen.merge(identity, connected, Math::max);
+      String before = lastServer.getAndSet(identity);
+      if (!before.isEmpty() && !before.equals(identity)) {
+        LOG.info("the Redis segment store at {} now claims on another server (run_id:master_replid {} after {}): "
+            + "a failover or restart; claims go on above the counter the new server holds", where, identity, before);
+      }
+      if (expected > 0) {
+        long acked = server.waitForReplication(expected, waitMillis);
+        if (acked < expected) {
+          throw new GeneIdException("the Redis segment store at " + where + " could not hand out " + step
+              + " values of tag '" + bizTag + "' (INCRBY " + key + "): only " + acked + " of the " + expected
+              + " replicas seen connected to the master acknowledged the claim within " + waitMillis + " ms, so a "
+              + "failover could lose it and hand the range out again; the range is dropped (a gap, never reused). "
+              + "Check the replicas (a replica removed for good is forgotten when this process restarts)");
+        }
+      }
     } catch (RedisException e) {
       throw new GeneIdException("the Redis segment store at " + where + " could not hand out " + step
           + " values of tag '" + bizTag + "' (INCRBY " + key + "): " + e.getMessage(), e);
@@ -108,6 +138,20 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     return new Segment(end - step + 1, end);
   }
 
+  private static List<Object> claim(RedisClusterCommands<String, String> server, String key, long step) {
+    String[] keys = {key};
+    String arg = Long.toString(step);
+    Object reply;
+    try {
+      reply = server.evalsha(CLAIM.sha, ScriptOutputType.MULTI, keys, arg);
+    } catch (RedisNoScriptException e) {
+      reply = server.eval(CLAIM.body, ScriptOutputType.MULTI, keys, arg);
+    }
+    @SuppressWarnings("unchecked")
+    List<Object> list = (List<Object>) reply;
+    return list;
+  }
+
   /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */
   public String key(String bizTag) {
     return keyPrefix + ":segment:" + bizTag;
@@ -116,9 +160,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   /** Closes the connection and client if this store opened them. */
   @Override
   public void close() {
-    if (owned != null) {
-      owned.close();
-    }
+    link.close();
   }
 
   @Override
@@ -128,8 +170,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   /** Configuration of a {@link RedisSegmentStore}. */
   public static final class Builder {
-    private @Nullable RedisURI redisUri;
+    private RedisConnections.@Nullable Target redisUri;
     private @Nullable StatefulRedisConnection<String, String> connection;
+    private @Nullable StatefulRedisClusterConnection<String, String> clusterConnection;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration timeout = DEFAULT_TIMEOUT;
     private boolean allowWithoutPersistence;
@@ -145,12 +188,22 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     public Builder redisUri(String redisUri) {
       this.redisUri = RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri"));
       this.connection = null;
+      this.clusterConnection = null;
       return this;
     }
 
     /** An existing connection (String codec), which the store uses as it is and never closes. */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");
+      this.clusterConnection = null;
+      this.redisUri = null;
+      return this;
+    }
+
+    /** An existing Redis Cluster connection (String codec), which the store uses as it is and never closes. */
+    public Builder clusterConnection(StatefulRedisClusterConnection<String, String> connection) {
+      this.clusterConnection = Objects.requireNonNull(connection, "connection");
+      this.connection = null;
       this.redisUri = null;
       return this;
     }
@@ -190,30 +243,31 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      */
     public RedisSegmentStore build() {
       Checks.duration("commandTimeout", timeout, Duration.ofMillis(10), Duration.ofSeconds(60));
-      StatefulRedisConnection<String, String> connection = this.connection;
-      if (connection == null && redisUri == null) {
+      if (connection == null && clusterConnection == null && redisUri == null) {
         throw new IllegalArgumentException("a Redis URI (redisUri) or a connection is required");
       }
-      if (connection != null) {
-        String where = "connection " + connection;
-        checkPersistence(connection.sync(), where, allowWithoutPersistence);
-        return new RedisSegmentStore(connection, keyPrefix, where, null);
+      if (connection != null || clusterConnection != null) {
+        RedisConnections.Link given = connection != null ? RedisConnections.Link.of(connection)
+            : RedisConnections.Link.of(Objects.requireNonNull(clusterConnection));
+        String where = "connection " + given.connection();
+        checkPersistence(given.commands(), where, allowWithoutPersistence);
+        return new RedisSegmentStore(given, keyPrefix, where, timeout);
       }
-      RedisURI target = Objects.requireNonNull(redisUri);
+      RedisConnections.Target target = Objects.requireNonNull(redisUri);
       String where = RedisConnections.describe(target);
-      RedisConnections.Owned client;
+      RedisConnections.Link client;
       try {
         client = RedisConnections.connect(target, timeout);
       } catch (RedisException e) {
         throw new GeneIdException(RedisConnections.connectFailure("the segment store", where, e), e);
       }
       try {
-        checkPersistence(client.connection().sync(), where, allowWithoutPersistence);
+        checkPersistence(client.commands(), where, allowWithoutPersistence);
       } catch (RuntimeException e) {
         client.close();
         throw e;
       }
-      return new RedisSegmentStore(client.connection(), keyPrefix, where, client);
+      return new RedisSegmentStore(client, keyPrefix, where, timeout);
     }
   }
 
@@ -221,7 +275,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
    * Refuses a Redis that keeps nothing on disk unless {@code allow}; warns about RDB snapshots alone and about a
    * server whose persistence cannot be read.
    */
-  static void checkPersistence(RedisCommands<String, String> commands, String where, boolean allow) {
+  static void checkPersistence(RedisClusterCommands<String, String> commands, String where, boolean allow) {
     String appendonly;
     String save;
     try {

@@ -12,7 +12,8 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -132,8 +133,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final String indexKey;
   private final String recordPrefix;
   private final String description;
-  private final RedisConnections.@Nullable Owned owned;
-  private final StatefulRedisConnection<String, String> connection;
+  private final RedisConnections.Link link;
 
   private RedisWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
@@ -148,26 +148,26 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     this.recordPrefix = base + "w:";
     Duration timeout = b.commandTimeout != null ? b.commandTimeout
         : Duration.ofMillis(Math.max(100, Math.min(ttl.toMillis() / 3, 5_000)));
-    if (b.connection != null) {
-      this.owned = null;
-      this.connection = b.connection;
-      this.description = "connection " + b.connection;
+    if (b.connection != null || b.clusterConnection != null) {
+      this.link = b.connection != null ? RedisConnections.Link.of(b.connection)
+          : RedisConnections.Link.of(Objects.requireNonNull(b.clusterConnection));
+      this.description = "connection " + link.connection();
       if (b.commandTimeout != null) {
-        connection.setTimeout(timeout);
+        link.connection().setTimeout(timeout);
       }
     } else {
-      RedisURI uri = RedisConnections.parse("redisUri",
+      RedisConnections.Target target = RedisConnections.parse("redisUri",
           Objects.requireNonNull(b.redisUri, "redisUri or connection is required"));
-      this.description = RedisConnections.describe(uri);
+      this.description = RedisConnections.describe(target);
       try {
-        this.owned = RedisConnections.connect(uri, timeout);
+        this.link = RedisConnections.connect(target, timeout);
       } catch (RedisException e) {
         throw new GeneIdException(RedisConnections.connectFailure("the worker-id lease store", description, e), e);
       }
-      this.connection = owned.connection();
     }
     try {
-      RedisConnections.checkedServerInfo(connection.sync(), "the worker-id lease store, Redis at " + description
+      // in a cluster: the master that owns this pool's slot, where the scripts run
+      RedisConnections.checkedServerInfo(link.serverOf(metaKey), "the worker-id lease store, Redis at " + description
           + ",");
     } catch (RedisException e) {
       close();
@@ -286,9 +286,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public void close() {
-    if (owned != null) {
-      owned.close();
-    }
+    link.close();
   }
 
   /** A random non-zero fencing token: never repeats across the store's history, whatever the store forgets. */
@@ -305,7 +303,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   List<Object> run(Script script, String[] keys, String... args) {
-    RedisCommands<String, String> commands = connection.sync();
+    RedisClusterCommands<String, String> commands = link.commands(); // in a cluster: routed to the pool's slot
     Object reply;
     try {
       try {
@@ -372,24 +370,21 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       }
     }
 
-    private static String common() throws IOException {
-      try (InputStream in = RedisWorkerIdAssigner.class.getResourceAsStream("lease-common.lua")) {
-        if (in == null) {
-          throw new IllegalStateException("missing resource io/geneid/redis/lease-common.lua");
-        }
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      }
-    }
-
-    static Script load(String name) {
+    /** The text of a resource of this package. */
+    static String resource(String name) {
       try (InputStream in = RedisWorkerIdAssigner.class.getResourceAsStream(name)) {
         if (in == null) {
           throw new IllegalStateException("missing resource io/geneid/redis/" + name);
         }
-        return of(name, common() + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+
+    /** A lease script: {@code lease-common.lua} followed by {@code name}. */
+    static Script load(String name) {
+      return of(name, resource("lease-common.lua") + resource(name));
     }
   }
 
@@ -402,13 +397,21 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     String keyPrefix = DEFAULT_KEY_PREFIX;
     @Nullable String redisUri;
     @Nullable StatefulRedisConnection<String, String> connection;
+    @Nullable StatefulRedisClusterConnection<String, String> clusterConnection;
     @Nullable Duration commandTimeout;
 
     private Builder() {}
 
-    /** The Redis to connect to, e.g. {@code redis://127.0.0.1:6379/0}. The assigner owns (and closes) the client. */
+    /**
+     * The Redis to connect to: {@code redis://127.0.0.1:6379/0}, the master of a Sentinel deployment
+     * ({@code redis-sentinel://host1:26379,host2:26379,host3:26379/0#mymaster}) or a Redis Cluster
+     * ({@code redis-cluster://host1:6379,host2:6379}, or {@code redis://} with several {@code host:port}); see
+     * {@code docs/leases.md}. The assigner owns (and closes) the client.
+     */
     public Builder redisUri(String redisUri) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
+      this.connection = null;
+      this.clusterConnection = null;
       return this;
     }
 
@@ -420,6 +423,20 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
      */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");
+      this.clusterConnection = null;
+      this.redisUri = null;
+      return this;
+    }
+
+    /**
+     * An existing Redis Cluster connection (String codec), not closed by the assigner; configure it as
+     * {@link #connection(StatefulRedisConnection)} says, and with topology refresh (periodic and adaptive) so that
+     * the pool's slot is found on its new master soon after a failover.
+     */
+    public Builder clusterConnection(StatefulRedisClusterConnection<String, String> connection) {
+      this.clusterConnection = Objects.requireNonNull(connection, "connection");
+      this.connection = null;
+      this.redisUri = null;
       return this;
     }
 
@@ -442,7 +459,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
      */
     public RedisWorkerIdAssigner build() {
       WorkerIdAssigners.LeaseSettings lease = leaseSettings();
-      if (redisUri == null && connection == null) {
+      if (redisUri == null && connection == null && clusterConnection == null) {
         throw new IllegalArgumentException("a Redis URI (redis-uri) or a connection is required");
       }
       return new RedisWorkerIdAssigner(this, lease);

@@ -25,7 +25,7 @@ if not g then
   local known = m[1] and true or false
   g = {born = now, gen = newGen, next = known and tonumber(m[4] or '0') or 0,
     count = known and tonumber(m[5] or '0') or 0, scan = nil}
-  redis.call('HSET', META, 'born', str(now), 'gen', newGen, 'runid', runid)
+  redis.call('HSET', META, 'born', str(now), 'gen', newGen, 'runid', runid, 'server', server)
 end
 local unknownAt = g.born + wait
 local unknownFree = nil
