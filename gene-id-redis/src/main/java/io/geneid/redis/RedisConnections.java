@@ -10,6 +10,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.AbstractRedisClient;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -22,6 +23,7 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.concurrent.ConcurrentHashMap;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
@@ -66,10 +68,12 @@ final class RedisConnections {
     private final @Nullable StatefulRedisClusterConnection<String, String> cluster;
     private final @Nullable AbstractRedisClient client;
     private final @Nullable ClientResources resources;
+    private final boolean sentinel;
 
     private Link(StatefulConnection<String, String> connection, RedisClusterCommands<String, String> commands,
         @Nullable StatefulRedisClusterConnection<String, String> cluster, @Nullable AbstractRedisClient client,
-        @Nullable ClientResources resources) {
+        @Nullable ClientResources resources, boolean sentinel) {
+      this.sentinel = sentinel;
       this.connection = connection;
       this.commands = commands;
       this.cluster = cluster;
@@ -79,12 +83,12 @@ final class RedisConnections {
 
     /** Over a connection to one Redis the caller owns. */
     static Link of(StatefulRedisConnection<String, String> connection) {
-      return new Link(connection, connection.sync(), null, null, null);
+      return new Link(connection, connection.sync(), null, null, null, false);
     }
 
     /** Over a cluster connection the caller owns. */
     static Link of(StatefulRedisClusterConnection<String, String> connection) {
-      return new Link(connection, connection.sync(), connection, null, null);
+      return new Link(connection, connection.sync(), connection, null, null, false);
     }
 
     StatefulConnection<String, String> connection() {
@@ -118,7 +122,29 @@ final class RedisConnections {
         throw new GeneIdException("no node of the Redis Cluster is known to serve slot " + slot + " (key " + key
             + ") yet");
       }
-      return c.getConnection(node.getNodeId()).sync();
+      try {
+        return c.getConnection(node.getNodeId()).sync();
+      } catch (RedisException e) {
+        throw new GeneIdException("cannot reach the master of slot " + slot + " of the Redis Cluster (node "
+            + node.getUri().getHost() + ":" + node.getUri().getPort() + "): " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * After a write its replicas did not acknowledge, on a link of its own to a Sentinel master: drops the
+     * connection ({@code CLIENT KILL ID} of itself), so that the client reconnects to whatever master the sentinels
+     * name now. A master demoted by a failover keeps its clients, and keeps taking writes that will be lost, until
+     * the sentinels reconfigure it (seconds later); its replicas are gone, so this is how its clients notice.
+     */
+    void reconnectIfSentinel() {
+      if (!sentinel || client == null) {
+        return;
+      }
+      try {
+        commands.clientKill(new KillArgs().id(commands.clientId()).skipme(false));
+      } catch (RedisException e) {
+        // the connection is gone already, or going: it reconnects through the sentinels either way
+      }
     }
 
     @Override
@@ -130,6 +156,44 @@ final class RedisConnections {
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       if (resources != null) {
         resources.shutdown(0, 2, TimeUnit.SECONDS);
+      }
+    }
+  }
+
+  /**
+   * Waits after a write until the replicas have it ({@code WAIT}), so that a failover cannot lose it: per server
+   * (its {@code run_id:master_replid}), the most replicas ever seen connected to it must acknowledge, so a replica
+   * that dropped off (and could still be promoted with what it had) is waited for too. A new master (a failover or
+   * restart) starts from the replicas it has. Without replicas it waits for nothing.
+   */
+  static final class ReplicaWait {
+    private final ConcurrentHashMap<String, Integer> seen = new ConcurrentHashMap<>();
+    private final long waitMillis;
+
+    ReplicaWait(Duration timeout) {
+      this.waitMillis = Math.max(1, timeout.toMillis() / 2);
+    }
+
+    /**
+     * {@code WAIT} on {@code server} (the connection the write went over) for the replicas of {@code identity}; when
+     * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}).
+     *
+     * @param connected the replicas the server had when it wrote
+     * @param what what was written, for the message
+     * @throws GeneIdException if fewer acknowledged within half the command timeout
+     */
+    void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected,
+        String what) {
+      int expected = seen.merge(identity, connected, Math::max);
+      if (expected == 0) {
+        return;
+      }
+      long acked = server.waitForReplication(expected, waitMillis);
+      if (acked < expected) {
+        link.reconnectIfSentinel();
+        throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas seen connected to "
+            + "the master acknowledged it within " + waitMillis + " ms, so a failover could lose it (a replica "
+            + "removed for good is forgotten when this process restarts)");
       }
     }
   }
@@ -183,7 +247,7 @@ final class RedisConnections {
             .build());
         StatefulRedisClusterConnection<String, String> connection = cluster.connect();
         connection.setTimeout(timeout);
-        return new Link(connection, connection.sync(), connection, cluster, resources);
+        return new Link(connection, connection.sync(), connection, cluster, resources, false);
       }
       RedisClient single = RedisClient.create(resources, target.first());
       client = single;
@@ -195,7 +259,8 @@ final class RedisConnections {
           .build());
       StatefulRedisConnection<String, String> connection = single.connect();
       connection.setTimeout(timeout);
-      return new Link(connection, connection.sync(), null, single, resources);
+      return new Link(connection, connection.sync(), null, single, resources,
+          !target.first().getSentinels().isEmpty());
     } catch (RuntimeException e) {
       if (client != null) {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

@@ -13,7 +13,6 @@ import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -67,9 +66,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   private final RedisConnections.Link link;
   private final String keyPrefix;
   private final String where;
-  private final long waitMillis;
-  /** Per server (run_id:master_replid): the most replicas seen connected to it, all of which must have a claim. */
-  private final ConcurrentHashMap<String, Integer> replicasSeen = new ConcurrentHashMap<>();
+  private final RedisConnections.ReplicaWait replicas;
   /** The server of the last claim, to log a failover or restart once. */
   private final AtomicReference<String> lastServer = new AtomicReference<>("");
 
@@ -77,7 +74,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     this.link = link;
     this.keyPrefix = keyPrefix;
     this.where = where;
-    this.waitMillis = Math.max(1, timeout.toMillis() / 2);
+    this.replicas = new RedisConnections.ReplicaWait(timeout);
   }
 
   /**
@@ -111,22 +108,15 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       end = Long.parseLong(String.valueOf(reply.get(0)));
       String identity = String.valueOf(reply.get(1));
       int connected = Integer.parseInt(String.valueOf(reply.get(2)));
-      int expected = replicasSeen.merge(identity, connected, Math::max);
       String before = lastServer.getAndSet(identity);
       if (!before.isEmpty() && !before.equals(identity)) {
         LOG.info("the Redis segment store at {} now claims on another server (run_id:master_replid {} after {}): "
             + "a failover or restart; claims go on above the counter the new server holds", where, identity, before);
       }
-      if (expected > 0) {
-        long acked = server.waitForReplication(expected, waitMillis);
-        if (acked < expected) {
-          throw new GeneIdException("the Redis segment store at " + where + " could not hand out " + step
-              + " values of tag '" + bizTag + "' (INCRBY " + key + "): only " + acked + " of the " + expected
-              + " replicas seen connected to the master acknowledged the claim within " + waitMillis + " ms, so a "
-              + "failover could lose it and hand the range out again; the range is dropped (a gap, never reused). "
-              + "Check the replicas (a replica removed for good is forgotten when this process restarts)");
-        }
-      }
+      // a range is handed out only once every replica has its claim: a failover never goes back below it
+      replicas.await(link, server, identity, connected, "the Redis segment store at " + where + " could not hand out "
+          + step + " values of tag '" + bizTag + "' (INCRBY " + key + "), the range is dropped (a gap, never "
+          + "reused)");
     } catch (RedisException e) {
       throw new GeneIdException("the Redis segment store at " + where + " could not hand out " + step
           + " values of tag '" + bizTag + "' (INCRBY " + key + "): " + e.getMessage(), e);

@@ -134,6 +134,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final String recordPrefix;
   private final String description;
   private final RedisConnections.Link link;
+  private final RedisConnections.ReplicaWait replicas;
 
   private RedisWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
@@ -148,6 +149,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     this.recordPrefix = base + "w:";
     Duration timeout = b.commandTimeout != null ? b.commandTimeout
         : Duration.ofMillis(Math.max(100, Math.min(ttl.toMillis() / 3, 5_000)));
+    this.replicas = new RedisConnections.ReplicaWait(timeout);
     if (b.connection != null || b.clusterConnection != null) {
       this.link = b.connection != null ? RedisConnections.Link.of(b.connection)
           : RedisConnections.Link.of(Objects.requireNonNull(b.clusterConnection));
@@ -253,7 +255,8 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   @Override
   public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
     String id = Long.toString(lease.workerId());
-    List<Object> reply = run(RENEW, new String[] {metaKey, indexKey, recordPrefix + id}, id,
+    RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+    List<Object> reply = run(server, RENEW, new String[] {metaKey, indexKey, recordPrefix + id}, id,
         Long.toString(lease.token()), Long.toString(ttl.toMillis()), Long.toString(highWaterMark.toEpochMilli()));
     if (!"ok".equals(reply.get(0))) {
       String held = String.valueOf(reply.get(1));
@@ -266,6 +269,16 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       throw new WorkerLeaseLostException(space, lease.workerId(), "worker id " + lease.workerId() + " of space '"
           + space + "' is no longer leased under token " + lease.token() + " in Redis at " + description + ": "
           + why, null);
+    }
+    // a renewal counts once the replicas have it: a master cut off from its replicas (and soon replaced) cannot
+    // keep a holder issuing past the TTL of its last renewal they saw
+    try {
+      replicas.await(link, server, String.valueOf(reply.get(3)), Integer.parseInt(String.valueOf(reply.get(4))),
+          "the worker-id lease store, Redis at " + description + ", renewed worker id " + lease.workerId()
+              + " of space '" + space + "'");
+    } catch (RedisException e) {
+      throw new GeneIdException("the worker-id lease store, Redis at " + description + ", failed on WAIT after "
+          + "renewing worker id " + lease.workerId() + " of space '" + space + "': " + e.getMessage(), e);
     }
     return lease.renewed(instant(reply, 1), instant(reply, 2));
   }
@@ -303,7 +316,12 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   List<Object> run(Script script, String[] keys, String... args) {
-    RedisClusterCommands<String, String> commands = link.commands(); // in a cluster: routed to the pool's slot
+    return run(link.serverOf(metaKey), script, keys, args);
+  }
+
+  /** Runs {@code script} on {@code commands}: the server of the pool's slot (in a cluster, its master's connection). */
+  private List<Object> run(RedisClusterCommands<String, String> commands, Script script, String[] keys,
+      String... args) {
     Object reply;
     try {
       try {

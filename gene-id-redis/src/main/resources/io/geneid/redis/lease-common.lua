@@ -16,7 +16,9 @@ local function str(n) return string.format('%.0f', n) end
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local runid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or 'unknown'
-local server = runid .. ':' .. (string.match(redis.call('INFO', 'replication'), 'master_replid:(%x+)') or 'unknown')
+local replication = redis.call('INFO', 'replication')
+local server = runid .. ':' .. (string.match(replication, 'master_replid:(%x+)') or 'unknown')
+local replicas = string.match(replication, 'connected_slaves:(%d+)') or '0' -- a renewal waits for them (WAIT)
 local META, INDEX = KEYS[1], KEYS[2]
 
 -- The pool's current generation, or nil (and what meta holds) when meta is missing or was written by another run
