@@ -1,7 +1,6 @@
 package io.geneid.redis;
 
 import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.LongSupplier;
 
@@ -15,7 +14,7 @@ final class Issuer implements AutoCloseable {
   final String name;
   private final LongSupplier next;
   private final int perMilli;
-  private final Set<Long> ids = ConcurrentHashMap.newKeySet();
+  private final Set<Long> ids;
   private final AtomicLong duplicates = new AtomicLong();
   private final AtomicLong failures = new AtomicLong();
   private final AtomicLong issued = new AtomicLong();
@@ -26,9 +25,13 @@ final class Issuer implements AutoCloseable {
   private volatile boolean stop;
   private final Thread thread;
 
-  /** Starts taking {@code perMilli} ids, then pausing a millisecond. */
-  Issuer(String name, LongSupplier next, int perMilli) {
+  /**
+   * Starts taking {@code perMilli} ids, then pausing a millisecond, into {@code ids} (shared by the issuers whose ids
+   * must not collide).
+   */
+  Issuer(String name, LongSupplier next, int perMilli, Set<Long> ids) {
     this.name = name;
+    this.ids = ids;
     this.next = next;
     this.perMilli = perMilli;
     this.thread = new Thread(this::run, "issuer-" + name);

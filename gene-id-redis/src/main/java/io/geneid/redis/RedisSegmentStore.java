@@ -118,8 +118,10 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
           + step + " values of tag '" + bizTag + "' (INCRBY " + key + "), the range is dropped (a gap, never "
           + "reused)");
     } catch (RedisException e) {
+      // an error inside the claim script names the script's sha and line: the command's own error is what matters
+      String why = String.valueOf(e.getMessage()).replaceFirst(" script: [0-9a-f]+, on @user_script:\\d+\\.?$", "");
       throw new GeneIdException("the Redis segment store at " + where + " could not hand out " + step
-          + " values of tag '" + bizTag + "' (INCRBY " + key + "): " + e.getMessage(), e);
+          + " values of tag '" + bizTag + "' (INCRBY " + key + "): " + why, e);
     }
     if (end - step + 1 < 1) {
       throw new GeneIdException("the Redis key " + key + " at " + where + " held " + (end - step)
