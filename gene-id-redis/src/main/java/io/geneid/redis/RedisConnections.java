@@ -312,6 +312,13 @@ final class RedisConnections {
    * @throws IllegalArgumentException naming the setting
    */
   static Target parse(String name, String text) {
+    String lower = text.toLowerCase(Locale.ROOT);
+    if ((lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://")) && !text.contains("#")
+        && !lower.contains("sentinelmasterid=")) {
+      throw new IllegalArgumentException(name + " is a redis-sentinel URI without the master's name: add "
+          + "#<master name>, e.g. redis-sentinel://host1:26379,host2:26379/0#mymaster, but was '"
+          + StoreUrls.describe(text) + "'");
+    }
     try {
       Target target = target(text);
       for (RedisURI uri : target.uris()) {
@@ -323,17 +330,11 @@ final class RedisConnections {
         throw new IllegalArgumentException(name + " names a Redis Cluster, which has only database 0, but asks for"
             + " database " + target.first().getDatabase() + ": '" + StoreUrls.describe(text) + "'");
       }
-      if (!target.first().getSentinels().isEmpty() && target.first().getSentinelMasterId() == null) {
-        throw new IllegalArgumentException(name + " is a redis-sentinel URI without the master's name: add "
-            + "#<master name>, e.g. redis-sentinel://host1:26379,host2:26379/0#mymaster, but was '"
-            + StoreUrls.describe(text) + "'");
-      }
       return target;
     } catch (RuntimeException e) {
       if (e.getMessage() != null && e.getMessage().startsWith(name + " ")) {
         throw e;
       }
-      String lower = text.toLowerCase(Locale.ROOT);
       boolean ha = lower.startsWith("redis-sentinel") || lower.startsWith("rediss-sentinel") || lower.contains(",")
           || CLUSTER.matcher(text).matches();
       throw new IllegalArgumentException(name + " must be a Redis URI such as redis://127.0.0.1:6379/0 or"
