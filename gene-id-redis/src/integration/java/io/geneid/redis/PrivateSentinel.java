@@ -139,6 +139,25 @@ public final class PrivateSentinel implements AutoCloseable {
     }).sync();
   }
 
+  /** Waits until every sentinel lists the replica on {@code port} as a replica that is up. */
+  public void awaitHealthyReplica(int port, Duration timeout) {
+    RedisProcesses.await(() -> {
+      for (int s : sentinels) {
+        boolean healthy = false;
+        for (Map<String, String> r : sentinel(s).replicas(MASTER)) {
+          if (String.valueOf(port).equals(r.get("port")) && !r.getOrDefault("flags", "").contains("down")
+              && !r.getOrDefault("flags", "").contains("disconnected")) {
+            healthy = true;
+          }
+        }
+        if (!healthy) {
+          return false;
+        }
+      }
+      return true;
+    }, timeout, "every sentinel to see the replica on port " + port + " up");
+  }
+
   @Override
   public void close() {
     for (RedisClient client : sentinelClients) {

@@ -49,9 +49,15 @@ final class RedisProcesses implements AutoCloseable {
     }
   }
 
-  /** Starts the process on {@code port} again, as it was first started (after {@link #kill9(int)}). */
-  synchronized void restart(int port) {
+  /**
+   * Starts the process on {@code port} again (after {@link #kill9(int)}), as it was first started followed by
+   * {@code moreArgs} (a later option wins).
+   */
+  synchronized void restart(int port, List<String> moreArgs) {
     try {
+      List<String> command = new ArrayList<>(commands.get(port));
+      command.addAll(moreArgs);
+      commands.put(port, command);
       launch(port);
     } catch (IOException e) {
       throw new UncheckedIOException(e);
