@@ -19,9 +19,17 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link SegmentStore} over Redis: one counter key per business tag, advanced with {@code INCRBY key step}. The
- * reply {@code e} is the end of the claimed range {@code [e - step + 1, e]}; Redis runs commands one at a time, so
- * ranges handed to racing processes are disjoint.
+ * A {@link SegmentStore} over Redis: one counter key per business tag ({@code <prefix>:segment:<tag>}), advanced with
+ * {@code INCRBY key step} in a one-key script that also reads the server's identity and replicas. The new value
+ * {@code e} is the end of the claimed range {@code [e - step + 1, e]}; Redis runs commands one at a time, so ranges
+ * handed to racing processes are disjoint.
+ *
+ * <p><b>Sentinel, Cluster, replicas.</b> {@link Builder#redisUri(String)} takes {@code redis-sentinel://} and
+ * {@code redis-cluster://} URIs too; in a cluster each tag's counter lives in the slot of its own key, so tags spread
+ * over the masters. Replication is asynchronous: a failover to a replica that lagged would count from an older value.
+ * So a range is handed out only once the master's replicas acknowledged its claim ({@code WAIT} for as many replicas
+ * as this store has seen connected to that master, within half the command timeout); otherwise the claim fails and
+ * its range is dropped, a gap never reused.
  *
  * <p><b>Persistence.</b> The counters are the only record of which values were handed out. A Redis that restarts
  * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and hands

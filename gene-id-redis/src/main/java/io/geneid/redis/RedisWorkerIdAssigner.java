@@ -33,7 +33,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Worker-id leases in Redis, through Lettuce.
+ * Worker-id leases in Redis, through Lettuce: one Redis ({@code redis://}), the master of a Sentinel deployment
+ * ({@code redis-sentinel://...#master}) or a Redis Cluster ({@code redis-cluster://host:port,host:port}); see
+ * {@link Builder#redisUri(String)}.
  *
  * <h2>Data</h2>
  * Per pool ({@code space}), all under one hash tag so that one script touches one cluster slot
@@ -79,6 +81,12 @@ import org.slf4j.LoggerFactory;
  *       rather than being released, at least store now + the caller's borrowing bound (see
  *       {@link WorkerIdAssigner#acquire(long, Duration)}). A released id carries the exact mark its holder reported
  *       when it stopped.
+ *   <li><b>Replication</b> (Sentinel, Cluster, or any master with replicas): a renewal counts only once the replicas
+ *       have it ({@code WAIT} for as many replicas as this assigner has seen connected to that master, run_id and
+ *       master_replid, within half the command timeout). A master cut off from its replicas, about to be replaced,
+ *       cannot keep a holder issuing past the TTL of the last renewal they saw. A promoted replica has another
+ *       run_id, and a server promoted again without a restart another master_replid: both start a new generation.
+ *       A Sentinel link whose renewal its replicas did not acknowledge reconnects to the master the sentinels name.
  *   <li><b>Silence:</b> every command has a timeout, commands fail at once while disconnected
  *       ({@code REJECT_COMMANDS}), and the client reconnects at most 500 ms apart, so a holder fences within its TTL
  *       and resumes soon after Redis is back.
