@@ -81,8 +81,8 @@ import org.slf4j.LoggerFactory;
  *       rather than being released, at least store now + the caller's borrowing bound (see
  *       {@link WorkerIdAssigner#acquire(long, Duration)}). A released id carries the exact mark its holder reported
  *       when it stopped.
- *   <li><b>Replication</b> (Sentinel, Cluster, or any master with replicas): a renewal counts only once the replicas
- *       have it ({@code WAIT} for as many replicas as this assigner has seen connected to that master, run_id and
+ *   <li><b>Replication</b> (Sentinel, Cluster, or any master with replicas): a grant or renewal counts only once
+ *       the replicas have it ({@code WAIT} for as many replicas as this assigner has seen connected to that master, run_id and
  *       master_replid, within half the command timeout). A master cut off from its replicas, about to be replaced,
  *       cannot keep a holder issuing past the TTL of the last renewal they saw. A promoted replica has another
  *       run_id, and a server promoted again without a restart another master_replid: both start a new generation.
@@ -218,10 +218,13 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     for (;;) {
       long token = newToken();
       long sent = System.nanoTime();
-      List<Object> reply = run(ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
+      RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+      List<Object> reply = run(server, ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
           Long.toString(ttl.toMillis()), Long.toString(range[0]), Long.toString(range[1]), Long.toString(slack),
           Long.toString(UNKNOWN_HISTORY_MARGIN.toMillis()), Long.toString(token), newGeneration());
       if ("ok".equals(reply.get(0))) {
+        // used only once the replicas have the grant: a master about to be replaced cannot hand out a lease
+        awaitReplicas(server, reply, 6, "granted worker id " + reply.get(1));
         WorkerLease lease = new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
             instant(reply, 3), instant(reply, 4));
         LOG.debug("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
@@ -280,14 +283,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
     // a renewal counts once the replicas have it: a master cut off from its replicas (and soon replaced) cannot
     // keep a holder issuing past the TTL of its last renewal they saw
-    try {
-      replicas.await(link, server, String.valueOf(reply.get(3)), Integer.parseInt(String.valueOf(reply.get(4))),
-          "the worker-id lease store, Redis at " + description + ", renewed worker id " + lease.workerId()
-              + " of space '" + space + "'");
-    } catch (RedisException e) {
-      throw new GeneIdException("the worker-id lease store, Redis at " + description + ", failed on WAIT after "
-          + "renewing worker id " + lease.workerId() + " of space '" + space + "': " + e.getMessage(), e);
-    }
+    awaitReplicas(server, reply, 3, "renewed worker id " + lease.workerId());
     return lease.renewed(instant(reply, 1), instant(reply, 2));
   }
 
@@ -308,6 +304,17 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   @Override
   public void close() {
     link.close();
+  }
+
+  /** {@code WAIT} for the replicas after a script whose reply holds the server and its replicas from {@code at}. */
+  private void awaitReplicas(RedisClusterCommands<String, String> server, List<Object> reply, int at, String what) {
+    String done = "the worker-id lease store, Redis at " + description + ", " + what + " of space '" + space + "'";
+    try {
+      replicas.await(link, server, String.valueOf(reply.get(at)), Integer.parseInt(String.valueOf(reply.get(at + 1))),
+          done);
+    } catch (RedisException e) {
+      throw new GeneIdException(done + " but failed on WAIT: " + e.getMessage(), e);
+    }
   }
 
   /** A random non-zero fencing token: never repeats across the store's history, whatever the store forgets. */
