@@ -33,7 +33,10 @@ final class RedisProcesses implements AutoCloseable {
     this.dir = dir;
   }
 
-  /** Starts {@code redis-server} on {@code port} with {@code args} (a config file first, if any) in a directory of its own. */
+  /**
+   * Starts {@code redis-server} on {@code port} with {@code args} (a config file first, if any) in a directory of
+   * its own.
+   */
   synchronized void start(int port, List<String> args) {
     try {
       Path home = dir.resolve(Integer.toString(port));

@@ -82,8 +82,8 @@ import org.slf4j.LoggerFactory;
  *       {@link WorkerIdAssigner#acquire(long, Duration)}). A released id carries the exact mark its holder reported
  *       when it stopped.
  *   <li><b>Replication</b> (Sentinel, Cluster, or any master with replicas): a grant or renewal counts only once
- *       the replicas have it ({@code WAIT} for as many replicas as this assigner has seen connected to that master, run_id and
- *       master_replid, within half the command timeout). A master cut off from its replicas, about to be replaced,
+ *       the replicas have it ({@code WAIT} for as many replicas as this assigner has seen connected to that master
+ *       (run_id and master_replid), within half the command timeout). A master cut off from its replicas, about to be replaced,
  *       cannot keep a holder issuing past the TTL of the last renewal they saw. A promoted replica has another
  *       run_id, and a server promoted again without a restart another master_replid: both start a new generation.
  *       A Sentinel link whose renewal its replicas did not acknowledge reconnects to the master the sentinels name.

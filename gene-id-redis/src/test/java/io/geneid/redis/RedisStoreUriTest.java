@@ -63,7 +63,8 @@ class RedisStoreUriTest {
             + "'redis-cluster://h1:7000,h2:7001/2'");
     assertThatThrownBy(() -> RedisConnections.parse("redis-uri", "redis-cluster://:" + ENCODED + "@h1:7000,,h2:7001"))
         .hasMessage("redis-uri must be a Redis URI such as redis://127.0.0.1:6379/0 or redis://:password@host:6379/0"
-            + " but was 'redis-cluster://(an address that cannot be shown without its user info)' (IllegalArgumentException; a password with reserved "
+            + " but was 'redis-cluster://(an address that cannot be shown without its user info)'"
+            + " (IllegalArgumentException; a password with reserved "
             + "characters must be percent-encoded; Sentinel: redis-sentinel://[:password@]host1:26379,host2:26379/0"
             + "#mymaster, Cluster: redis-cluster://[:password@]host1:6379,host2:6379)")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t").doesNotContain(ENCODED));
