@@ -1,16 +1,15 @@
 package io.geneid.redis;
 
-import java.util.Objects;
-import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneIdException;
+import io.geneid.core.internal.StoreUrls;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.AbstractRedisClient;
-import io.lettuce.core.KillArgs;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -20,14 +19,15 @@ import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.ConcurrentHashMap;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -40,8 +40,8 @@ import org.jspecify.annotations.Nullable;
  * ({@code REJECT_COMMANDS}), a connect timeout ({@link #connectTimeout(Duration)}) and a timeout on every command.
  *
  * <p>Three kinds of store: one Redis ({@code redis://}); the master of a Redis Sentinel deployment
- * ({@code redis-sentinel://}, Lettuce's own support: every reconnect asks the sentinels for the current master, and
- * sentinels drop the clients of a server they demote, so a failover is a reconnect); and a Redis Cluster
+ * ({@code redis-sentinel://}, Lettuce's own support: every reconnect asks the sentinels for the current master; a
+ * link drops its connection when its writes go unacknowledged, see {@link Link#reconnectIfSentinel()}); and a Redis Cluster
  * ({@link RedisClusterClient}: each command goes to the master of its key's slot, the topology is refreshed every
  * second and at once on a redirect or a lost connection). In each, a store's scripts touch keys of one slot and read
  * the server's time and identity ({@code TIME}, {@code run_id}, {@code master_replid}) inside the script, so on the
@@ -98,10 +98,6 @@ final class RedisConnections {
     /** Commands routed by their first key: in a cluster, to the master of that key's slot. */
     RedisClusterCommands<String, String> commands() {
       return commands;
-    }
-
-    boolean isCluster() {
-      return cluster != null;
     }
 
     /**
