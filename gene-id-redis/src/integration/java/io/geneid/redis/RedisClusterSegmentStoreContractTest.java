@@ -2,13 +2,13 @@ package io.geneid.redis;
 
 import io.geneid.core.segment.AbstractSegmentStoreContractTest;
 import io.geneid.core.segment.SegmentStore;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The segment contract on a Redis Cluster of the test's own: each tag's counter lives in the slot of its own key, on
@@ -16,12 +16,13 @@ import org.junit.jupiter.api.BeforeEach;
  */
 class RedisClusterSegmentStoreContractTest extends AbstractSegmentStoreContractTest {
 
+  @TempDir static Path dir;
   private static PrivateCluster cluster;
   private String prefix;
 
   @BeforeAll
   static void startCluster() throws Exception {
-    cluster = PrivateCluster.start(Files.createTempDirectory("gid-cluster-segment"));
+    cluster = PrivateCluster.start(dir);
   }
 
   @AfterAll

@@ -14,7 +14,6 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.MappingSocketAddressResolver;
 import io.lettuce.core.ClientOptions;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -23,6 +22,7 @@ import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.io.TempDir;
 
 /**
  * The worker-id lease contract on a Redis Cluster of the test's own (six nodes, three masters). Each pool lives in
@@ -33,13 +33,12 @@ import org.junit.jupiter.api.BeforeAll;
 class RedisClusterWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
 
   private static final String PREFIX = "gid_cluster_lease";
-  private static Path dir;
+  @TempDir static Path dir;
   private static PrivateCluster cluster;
   private String lastSpace = "";
 
   @BeforeAll
   static void startCluster() throws Exception {
-    dir = Files.createTempDirectory("gid-cluster-lease");
     cluster = PrivateCluster.start(dir);
   }
 
