@@ -1,20 +1,33 @@
 package io.geneid.redis;
 
-import java.util.Objects;
-import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneIdException;
+import io.geneid.core.internal.StoreUrls;
+import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.ClusterClientOptions;
+import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.SlotHash;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
+import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -25,6 +38,14 @@ import org.jspecify.annotations.Nullable;
  * reconnect attempts back off from 10 ms to at most 500 ms (Lettuce's default grows to 30 s, which kept a lease
  * holder fenced for seconds after Redis was back), commands rejected at once while disconnected
  * ({@code REJECT_COMMANDS}), a connect timeout ({@link #connectTimeout(Duration)}) and a timeout on every command.
+ *
+ * <p>Three kinds of store: one Redis ({@code redis://}); the master of a Redis Sentinel deployment
+ * ({@code redis-sentinel://}, Lettuce's own support: every reconnect asks the sentinels for the current master; a
+ * link drops its connection when its writes go unacknowledged, see {@link Link#reconnectIfSentinel()}); and a Redis Cluster
+ * ({@link RedisClusterClient}: each command goes to the master of its key's slot, the topology is refreshed every
+ * second and at once on a redirect or a lost connection). In each, a store's scripts touch keys of one slot and read
+ * the server's time and identity ({@code TIME}, {@code run_id}, {@code master_replid}) inside the script, so on the
+ * server that owns the keys.
  */
 final class RedisConnections {
 
@@ -36,40 +57,210 @@ final class RedisConnections {
 
   private RedisConnections() {}
 
-  /** A connection with the client and resources it owns; {@link #close()} shuts all three down. */
-  record Owned(StatefulRedisConnection<String, String> connection, RedisClient client, ClientResources resources)
-      implements AutoCloseable {
+  /**
+   * What a store talks to: one Redis (a {@code redis://} URI, or the master a {@code redis-sentinel://} URI names,
+   * found again through the sentinels after every reconnect) or a Redis Cluster, with the client and resources it
+   * owns, if any ({@link #close()} shuts them down; a link over a connection it was given closes nothing).
+   */
+  static final class Link implements AutoCloseable {
+    private final StatefulConnection<String, String> connection;
+    private final RedisClusterCommands<String, String> commands;
+    private final @Nullable StatefulRedisClusterConnection<String, String> cluster;
+    private final @Nullable AbstractRedisClient client;
+    private final @Nullable ClientResources resources;
+    private final boolean sentinel;
+
+    private Link(StatefulConnection<String, String> connection, RedisClusterCommands<String, String> commands,
+        @Nullable StatefulRedisClusterConnection<String, String> cluster, @Nullable AbstractRedisClient client,
+        @Nullable ClientResources resources, boolean sentinel) {
+      this.sentinel = sentinel;
+      this.connection = connection;
+      this.commands = commands;
+      this.cluster = cluster;
+      this.client = client;
+      this.resources = resources;
+    }
+
+    /** Over a connection to one Redis the caller owns. */
+    static Link of(StatefulRedisConnection<String, String> connection) {
+      return new Link(connection, connection.sync(), null, null, null, false);
+    }
+
+    /** Over a cluster connection the caller owns. */
+    static Link of(StatefulRedisClusterConnection<String, String> connection) {
+      return new Link(connection, connection.sync(), connection, null, null, false);
+    }
+
+    StatefulConnection<String, String> connection() {
+      return connection;
+    }
+
+    /** Commands routed by their first key: in a cluster, to the master of that key's slot. */
+    RedisClusterCommands<String, String> commands() {
+      return commands;
+    }
+
+    /**
+     * The commands of the one server that owns {@code key}: the same as {@link #commands()} outside a cluster; in a
+     * cluster, a connection to the master of the key's slot, for commands that carry no key but must run where the
+     * key lives ({@code WAIT} after a write, {@code INFO}).
+     *
+     * @throws GeneIdException if no known node serves the slot (the topology is being refreshed)
+     */
+    RedisClusterCommands<String, String> serverOf(String key) {
+      StatefulRedisClusterConnection<String, String> c = cluster;
+      if (c == null) {
+        return commands;
+      }
+      int slot = SlotHash.getSlot(key);
+      RedisClusterNode node = c.getPartitions().getPartitionBySlot(slot);
+      if (node == null) {
+        throw new GeneIdException("no node of the Redis Cluster is known to serve slot " + slot + " (key " + key
+            + ") yet");
+      }
+      try {
+        return c.getConnection(node.getNodeId()).sync();
+      } catch (RedisException e) {
+        throw new GeneIdException("cannot reach the master of slot " + slot + " of the Redis Cluster (node "
+            + node.getUri().getHost() + ":" + node.getUri().getPort() + "): " + e.getMessage(), e);
+      }
+    }
+
+    /**
+     * After a write its replicas did not acknowledge, on a link of its own to a Sentinel master: drops the
+     * connection ({@code CLIENT KILL ID} of itself), so that the client reconnects to whatever master the sentinels
+     * name now. A master demoted by a failover keeps its clients, and keeps taking writes that will be lost, until
+     * the sentinels reconfigure it (seconds later); its replicas are gone, so this is how its clients notice.
+     */
+    void reconnectIfSentinel() {
+      if (!sentinel || client == null) {
+        return;
+      }
+      try {
+        commands.clientKill(new KillArgs().id(commands.clientId()).skipme(false));
+      } catch (RedisException e) {
+        // the connection is gone already, or going: it reconnects through the sentinels either way
+      }
+    }
+
     @Override
     public void close() {
+      if (client == null) {
+        return;
+      }
       connection.close();
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
-      resources.shutdown(0, 2, TimeUnit.SECONDS);
+      if (resources != null) {
+        resources.shutdown(0, 2, TimeUnit.SECONDS);
+      }
     }
   }
 
   /**
-   * Connects to {@code uri} with a client of its own (see the class comment).
+   * Waits after a write until the replicas have it ({@code WAIT}), so that a failover cannot lose it: per server
+   * (its {@code run_id:master_replid}), the most replicas ever seen connected to it must acknowledge, so a replica
+   * that dropped off (and could still be promoted with what it had) is waited for too. A new master (a failover or
+   * restart) starts from the replicas it has. Without replicas it waits for nothing.
+   */
+  static final class ReplicaWait {
+    private final ConcurrentHashMap<String, Integer> seen = new ConcurrentHashMap<>();
+    private final long waitMillis;
+
+    ReplicaWait(Duration timeout) {
+      this.waitMillis = Math.max(1, timeout.toMillis() / 2);
+    }
+
+    /**
+     * {@code WAIT} on {@code server} (the connection the write went over) for the replicas of {@code identity}; when
+     * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}).
+     *
+     * @param connected the replicas the server had when it wrote
+     * @param what what was written, for the message
+     * @throws GeneIdException if fewer acknowledged within half the command timeout
+     */
+    void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected,
+        String what) {
+      int expected = seen.merge(identity, connected, Math::max);
+      if (expected == 0) {
+        return;
+      }
+      long acked = server.waitForReplication(expected, waitMillis);
+      if (acked < expected) {
+        link.reconnectIfSentinel();
+        throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas seen connected to "
+            + "the master acknowledged it within " + waitMillis + " ms, so a failover could lose it (a replica "
+            + "removed for good is forgotten when this process restarts)");
+      }
+    }
+  }
+
+  /**
+   * A parsed store URI: one Redis or Sentinel URI, or the seed nodes of a cluster.
+   *
+   * @param uris the URI, or the cluster's seed nodes
+   * @param cluster whether the URI named a Redis Cluster
+   */
+  record Target(List<RedisURI> uris, boolean cluster) {
+    RedisURI first() {
+      return uris.get(0);
+    }
+  }
+
+  /**
+   * Connects to {@code target} with a client of its own (see the class comment).
    *
    * @throws RedisException if Redis cannot be reached (the client is shut down first)
    */
-  static Owned connect(RedisURI uri, Duration timeout) {
+  static Link connect(Target target, Duration timeout) {
+    return connect(target, timeout, DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build());
+  }
+
+  /** {@link #connect(Target, Duration)} with resources of the caller's making, which the link then owns. */
+  static Link connect(Target target, Duration timeout, ClientResources resources) {
     // the handshake runs under the URI's timeout: give a first connection of a busy JVM the connect timeout, then
     // hold every command to the command timeout (TimeoutOptions.enabled(): the connection's timeout, set below)
-    uri.setTimeout(connectTimeout(timeout));
-    ClientResources resources = DefaultClientResources.builder().reconnectDelay(RECONNECT_DELAY).build();
-    RedisClient client = RedisClient.create(resources, uri);
-    client.setOptions(ClientOptions.builder()
-        .autoReconnect(true)
-        .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
-        .socketOptions(SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build())
-        .timeoutOptions(TimeoutOptions.enabled())
-        .build());
+    for (RedisURI uri : target.uris()) {
+      uri.setTimeout(connectTimeout(timeout));
+    }
+    SocketOptions socket = SocketOptions.builder().connectTimeout(connectTimeout(timeout)).build();
+    AbstractRedisClient client = null;
     try {
-      StatefulRedisConnection<String, String> connection = client.connect();
+      if (target.cluster()) {
+        RedisClusterClient cluster = RedisClusterClient.create(resources, target.uris());
+        client = cluster;
+        cluster.setOptions(ClusterClientOptions.builder()
+            .autoReconnect(true)
+            .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+            .socketOptions(socket)
+            .timeoutOptions(TimeoutOptions.enabled(timeout))
+            // a failover moves slots: learn it from redirects and lost connections at once, and every second anyway
+            .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
+                .enablePeriodicRefresh(Duration.ofSeconds(1))
+                .enableAllAdaptiveRefreshTriggers()
+                .adaptiveRefreshTriggersTimeout(Duration.ofMillis(200))
+                .refreshTriggersReconnectAttempts(2)
+                .build())
+            .build());
+        StatefulRedisClusterConnection<String, String> connection = cluster.connect();
+        connection.setTimeout(timeout);
+        return new Link(connection, connection.sync(), connection, cluster, resources, false);
+      }
+      RedisClient single = RedisClient.create(resources, target.first());
+      client = single;
+      single.setOptions(ClientOptions.builder()
+          .autoReconnect(true)
+          .disconnectedBehavior(ClientOptions.DisconnectedBehavior.REJECT_COMMANDS)
+          .socketOptions(socket)
+          .timeoutOptions(TimeoutOptions.enabled())
+          .build());
+      StatefulRedisConnection<String, String> connection = single.connect();
       connection.setTimeout(timeout);
-      return new Owned(connection, client, resources);
+      return new Link(connection, connection.sync(), null, single, resources,
+          !target.first().getSentinels().isEmpty());
     } catch (RuntimeException e) {
-      client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      if (client != null) {
+        client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
+      }
       resources.shutdown(0, 2, TimeUnit.SECONDS);
       throw e;
     }
@@ -101,32 +292,120 @@ final class RedisConnections {
     return "cannot reach " + what + ", Redis at " + description + ": " + e.getMessage();
   }
 
+  /** What a "must be a Redis URI" message lists for a URI of Redis Sentinel or Cluster. */
+  static final String HA_FORMS = "; Sentinel: redis-sentinel://[:password@]host1:26379,host2:26379/0#mymaster,"
+      + " Cluster: redis-cluster://[:password@]host1:6379,host2:6379";
+
   /**
-   * Parses a Redis URI given as setting {@code name}. A URI that does not parse is refused with a message that shows
-   * only its scheme and what follows its last {@code @} (never a password, which may hold {@code / @ : %} or spaces),
-   * and without the parser's own message, which repeats the whole text.
+   * Parses a store URI given as setting {@code name}: {@code redis://}, {@code rediss://} or {@code redis-socket://}
+   * (one Redis), {@code redis-sentinel://} (Lettuce's form: the sentinels, then {@code #<master name>} or
+   * {@code ?sentinelMasterId=}), or a Redis Cluster: {@code redis-cluster://} (or {@code rediss-cluster://} for TLS)
+   * with one or more seed nodes {@code host:port,host:port}, or {@code redis://} / {@code rediss://} with more than
+   * one {@code host:port}. A URI that does not parse is refused with a message that shows only its scheme and what
+   * follows its last {@code @} (never a password, which may hold {@code / @ : %} or spaces), and without the
+   * parser's own message, which repeats the whole text.
    *
    * @throws IllegalArgumentException naming the setting
    */
-  static RedisURI parse(String name, String text) {
+  static Target parse(String name, String text) {
+    String lower = text.toLowerCase(Locale.ROOT);
+    if ((lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://")) && !text.contains("#")
+        && !lower.contains("sentinelmasterid=")) {
+      throw new IllegalArgumentException(name + " is a redis-sentinel URI without the master's name: add "
+          + "#<master name>, e.g. redis-sentinel://host1:26379,host2:26379/0#mymaster, but was '"
+          + StoreUrls.describe(text) + "'");
+    }
     try {
-      return RedisURI.create(text);
+      Target target = target(text);
+      for (RedisURI uri : target.uris()) {
+        if (uri.getHost() == null && uri.getSocket() == null && uri.getSentinels().isEmpty()) {
+          throw new IllegalArgumentException("no host");
+        }
+      }
+      if (target.cluster() && target.first().getDatabase() != 0) {
+        throw new IllegalArgumentException(name + " names a Redis Cluster, which has only database 0, but asks for"
+            + " database " + target.first().getDatabase() + ": '" + StoreUrls.describe(text) + "'");
+      }
+      return target;
     } catch (RuntimeException e) {
+      if (e.getMessage() != null && e.getMessage().startsWith(name + " ")) {
+        throw e;
+      }
+      boolean ha = lower.startsWith("redis-sentinel") || lower.startsWith("rediss-sentinel") || lower.contains(",")
+          || CLUSTER.matcher(text).matches();
       throw new IllegalArgumentException(name + " must be a Redis URI such as redis://127.0.0.1:6379/0 or"
           + " redis://:password@host:6379/0 but was '" + StoreUrls.describe(text) + "' (" + e.getClass().getSimpleName()
-          + "; a password with reserved characters must be percent-encoded)");
+          + "; a password with reserved characters must be percent-encoded" + (ha ? HA_FORMS : "") + ")");
     }
+  }
+
+  private static final Pattern CLUSTER = Pattern.compile("(?i)(rediss?)-cluster://(.*)", Pattern.DOTALL);
+  private static final Pattern PLAIN = Pattern.compile("(?i)(rediss?)://(.*)", Pattern.DOTALL);
+
+  private static Target target(String text) {
+    Matcher cluster = CLUSTER.matcher(text);
+    if (cluster.matches()) {
+      return new Target(seeds(cluster.group(1), cluster.group(2)), true);
+    }
+    Matcher plain = PLAIN.matcher(text);
+    if (plain.matches()) {
+      List<RedisURI> seeds = seeds(plain.group(1), plain.group(2));
+      if (seeds.size() > 1) {
+        return new Target(seeds, true);
+      }
+    }
+    return new Target(List.of(RedisURI.create(text)), false);
+  }
+
+  /** {@code [userinfo@]host:port,host:port[/db][?query]} as one URI per host, each with the user info and the rest. */
+  private static List<RedisURI> seeds(String scheme, String rest) {
+    int at = rest.lastIndexOf('@');
+    String userInfo = at >= 0 ? rest.substring(0, at + 1) : "";
+    String address = rest.substring(at + 1);
+    int end = address.length();
+    for (char c : new char[] {'/', '?', '#'}) {
+      int k = address.indexOf(c);
+      end = k >= 0 ? Math.min(end, k) : end;
+    }
+    String tail = address.substring(end);
+    List<RedisURI> uris = new ArrayList<>();
+    for (String host : address.substring(0, end).split(",", -1)) {
+      if (host.isBlank()) {
+        throw new IllegalArgumentException("empty host");
+      }
+      uris.add(RedisURI.create(scheme.toLowerCase(Locale.ROOT) + "://" + userInfo + host.trim() + tail));
+    }
+    return List.copyOf(uris);
+  }
+
+  /**
+   * The store as {@code redis://host:port/db}, {@code redis-sentinel://host:port,host:port/db#master} or
+   * {@code redis-cluster://host:port,host:port}: never the password or other parts of the URI.
+   */
+  static String describe(Target target) {
+    if (target.cluster()) {
+      StringBuilder b = new StringBuilder("redis-cluster://");
+      for (RedisURI uri : target.uris()) {
+        b.append(b.length() > 16 ? "," : "").append(uri.getHost()).append(':').append(uri.getPort());
+      }
+      return b.toString();
+    }
+    return describe(target.first());
   }
 
   /** The store as {@code redis://host:port/db}: never the password or other parts of the URI. */
   static String describe(RedisURI uri) {
+    if (!uri.getSentinels().isEmpty()) {
+      StringBuilder b = new StringBuilder("redis-sentinel://");
+      for (RedisURI s : uri.getSentinels()) {
+        b.append(b.length() > 17 ? "," : "").append(s.getHost()).append(':').append(s.getPort());
+      }
+      return b + "/" + uri.getDatabase() + "#" + uri.getSentinelMasterId();
+    }
     if (uri.getHost() != null) {
       return "redis://" + uri.getHost() + ":" + uri.getPort() + "/" + uri.getDatabase();
     }
-    if (uri.getSocket() != null) {
-      return "redis-socket://" + uri.getSocket() + "/" + uri.getDatabase();
-    }
-    return "redis-sentinel (master " + uri.getSentinelMasterId() + ")/" + uri.getDatabase();
+    return "redis-socket://" + uri.getSocket() + "/" + uri.getDatabase();
   }
 
   /** The value of {@code name} in an {@code INFO} reply, or null. */
@@ -161,7 +440,7 @@ final class RedisConnections {
   }
 
   /** {@code INFO server} of the connection's server, checked for a version of 5.0 or later. */
-  static String checkedServerInfo(RedisCommands<String, String> commands, String what) {
+  static String checkedServerInfo(RedisClusterCommands<String, String> commands, String what) {
     String info = commands.info("server");
     checkVersion(infoField(info, "redis_version"), what);
     return info;

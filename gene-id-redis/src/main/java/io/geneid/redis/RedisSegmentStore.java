@@ -5,19 +5,31 @@ import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
 import io.lettuce.core.RedisException;
-import io.lettuce.core.RedisURI;
+import io.lettuce.core.RedisNoScriptException;
+import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.atomic.AtomicReference;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * A {@link SegmentStore} over Redis: one counter key per business tag, advanced with {@code INCRBY key step}. The
- * reply {@code e} is the end of the claimed range {@code [e - step + 1, e]}; Redis runs commands one at a time, so
- * ranges handed to racing processes are disjoint.
+ * A {@link SegmentStore} over Redis: one counter key per business tag ({@code <prefix>:segment:<tag>}), advanced with
+ * {@code INCRBY key step} in a one-key script that also reads the server's identity and replicas. The new value
+ * {@code e} is the end of the claimed range {@code [e - step + 1, e]}; Redis runs commands one at a time, so ranges
+ * handed to racing processes are disjoint.
+ *
+ * <p><b>Sentinel, Cluster, replicas.</b> {@link Builder#redisUri(String)} takes {@code redis-sentinel://} and
+ * {@code redis-cluster://} URIs too; in a cluster each tag's counter lives in the slot of its own key, so tags spread
+ * over the masters. Replication is asynchronous: a failover to a replica that lagged would count from an older value.
+ * So a range is handed out only once the master's replicas acknowledged its claim ({@code WAIT} for as many replicas
+ * as this store has seen connected to that master, within half the command timeout); otherwise the claim fails and
+ * its range is dropped, a gap never reused.
  *
  * <p><b>Persistence.</b> The counters are the only record of which values were handed out. A Redis that restarts
  * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and hands
@@ -56,19 +68,21 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   /** The default {@link Builder#commandTimeout(Duration)}. */
   public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
-  private final StatefulRedisConnection<String, String> connection;
-  private final RedisCommands<String, String> commands;
+  private static final RedisWorkerIdAssigner.Script CLAIM = RedisWorkerIdAssigner.Script.of("segment-claim.lua",
+      RedisWorkerIdAssigner.Script.resource("segment-claim.lua"));
+
+  private final RedisConnections.Link link;
   private final String keyPrefix;
   private final String where;
-  private final RedisConnections.@Nullable Owned owned;
+  private final RedisConnections.ReplicaWait replicas;
+  /** The server of the last claim, to log a failover or restart once. */
+  private final AtomicReference<String> lastServer = new AtomicReference<>("");
 
-  private RedisSegmentStore(StatefulRedisConnection<String, String> connection, String keyPrefix, String where,
-      RedisConnections.@Nullable Owned owned) {
-    this.connection = connection;
-    this.commands = connection.sync();
+  private RedisSegmentStore(RedisConnections.Link link, String keyPrefix, String where, Duration timeout) {
+    this.link = link;
     this.keyPrefix = keyPrefix;
     this.where = where;
-    this.owned = owned;
+    this.replicas = new RedisConnections.ReplicaWait(timeout);
   }
 
   /**
@@ -96,16 +110,46 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     String key = key(bizTag);
     long end;
     try {
-      end = commands.incrby(key, step);
+      // the claim and its WAIT run on the one server that owns the key (in a cluster: the master of its slot)
+      RedisClusterCommands<String, String> server = link.serverOf(key);
+      List<Object> reply = claim(server, key, step);
+      end = Long.parseLong(String.valueOf(reply.get(0)));
+      String identity = String.valueOf(reply.get(1));
+      int connected = Integer.parseInt(String.valueOf(reply.get(2)));
+      String before = lastServer.getAndSet(identity);
+      if (!before.isEmpty() && !before.equals(identity)) {
+        LOG.info("the Redis segment store at {} now claims on another server (run_id:master_replid {} after {}): "
+            + "a failover or restart; claims go on above the counter the new server holds", where, identity, before);
+      }
+      // a range is handed out only once every replica has its claim: a failover never goes back below it
+      replicas.await(link, server, identity, connected, "the Redis segment store at " + where + " could not hand out "
+          + step + " values of tag '" + bizTag + "' (INCRBY " + key + "), the range is dropped (a gap, never "
+          + "reused)");
     } catch (RedisException e) {
+      // an error inside the claim script names the script's sha and line: the command's own error is what matters
+      String why = String.valueOf(e.getMessage()).replaceFirst(" script: [0-9a-f]+, on @user_script:\\d+\\.?$", "");
       throw new GeneIdException("the Redis segment store at " + where + " could not hand out " + step
-          + " values of tag '" + bizTag + "' (INCRBY " + key + "): " + e.getMessage(), e);
+          + " values of tag '" + bizTag + "' (INCRBY " + key + "): " + why, e);
     }
     if (end - step + 1 < 1) {
       throw new GeneIdException("the Redis key " + key + " at " + where + " held " + (end - step)
           + " before INCRBY " + step + ": a segment counter must not be negative");
     }
     return new Segment(end - step + 1, end);
+  }
+
+  private static List<Object> claim(RedisClusterCommands<String, String> server, String key, long step) {
+    String[] keys = {key};
+    String arg = Long.toString(step);
+    Object reply;
+    try {
+      reply = server.evalsha(CLAIM.sha, ScriptOutputType.MULTI, keys, arg);
+    } catch (RedisNoScriptException e) {
+      reply = server.eval(CLAIM.body, ScriptOutputType.MULTI, keys, arg);
+    }
+    @SuppressWarnings("unchecked")
+    List<Object> list = (List<Object>) reply;
+    return list;
   }
 
   /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */
@@ -116,9 +160,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   /** Closes the connection and client if this store opened them. */
   @Override
   public void close() {
-    if (owned != null) {
-      owned.close();
-    }
+    link.close();
   }
 
   @Override
@@ -128,8 +170,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   /** Configuration of a {@link RedisSegmentStore}. */
   public static final class Builder {
-    private @Nullable RedisURI redisUri;
+    private RedisConnections.@Nullable Target redisUri;
     private @Nullable StatefulRedisConnection<String, String> connection;
+    private @Nullable StatefulRedisClusterConnection<String, String> clusterConnection;
     private String keyPrefix = DEFAULT_KEY_PREFIX;
     private Duration timeout = DEFAULT_TIMEOUT;
     private boolean allowWithoutPersistence;
@@ -145,12 +188,22 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     public Builder redisUri(String redisUri) {
       this.redisUri = RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri"));
       this.connection = null;
+      this.clusterConnection = null;
       return this;
     }
 
     /** An existing connection (String codec), which the store uses as it is and never closes. */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");
+      this.clusterConnection = null;
+      this.redisUri = null;
+      return this;
+    }
+
+    /** An existing Redis Cluster connection (String codec), which the store uses as it is and never closes. */
+    public Builder clusterConnection(StatefulRedisClusterConnection<String, String> connection) {
+      this.clusterConnection = Objects.requireNonNull(connection, "connection");
+      this.connection = null;
       this.redisUri = null;
       return this;
     }
@@ -190,30 +243,31 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      */
     public RedisSegmentStore build() {
       Checks.duration("commandTimeout", timeout, Duration.ofMillis(10), Duration.ofSeconds(60));
-      StatefulRedisConnection<String, String> connection = this.connection;
-      if (connection == null && redisUri == null) {
+      if (connection == null && clusterConnection == null && redisUri == null) {
         throw new IllegalArgumentException("a Redis URI (redisUri) or a connection is required");
       }
-      if (connection != null) {
-        String where = "connection " + connection;
-        checkPersistence(connection.sync(), where, allowWithoutPersistence);
-        return new RedisSegmentStore(connection, keyPrefix, where, null);
+      if (connection != null || clusterConnection != null) {
+        RedisConnections.Link given = connection != null ? RedisConnections.Link.of(connection)
+            : RedisConnections.Link.of(Objects.requireNonNull(clusterConnection));
+        String where = "connection " + given.connection();
+        checkPersistence(given.commands(), where, allowWithoutPersistence);
+        return new RedisSegmentStore(given, keyPrefix, where, timeout);
       }
-      RedisURI target = Objects.requireNonNull(redisUri);
+      RedisConnections.Target target = Objects.requireNonNull(redisUri);
       String where = RedisConnections.describe(target);
-      RedisConnections.Owned client;
+      RedisConnections.Link client;
       try {
         client = RedisConnections.connect(target, timeout);
       } catch (RedisException e) {
         throw new GeneIdException(RedisConnections.connectFailure("the segment store", where, e), e);
       }
       try {
-        checkPersistence(client.connection().sync(), where, allowWithoutPersistence);
+        checkPersistence(client.commands(), where, allowWithoutPersistence);
       } catch (RuntimeException e) {
         client.close();
         throw e;
       }
-      return new RedisSegmentStore(client.connection(), keyPrefix, where, client);
+      return new RedisSegmentStore(client, keyPrefix, where, timeout);
     }
   }
 
@@ -221,7 +275,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
    * Refuses a Redis that keeps nothing on disk unless {@code allow}; warns about RDB snapshots alone and about a
    * server whose persistence cannot be read.
    */
-  static void checkPersistence(RedisCommands<String, String> commands, String where, boolean allow) {
+  static void checkPersistence(RedisClusterCommands<String, String> commands, String where, boolean allow) {
     String appendonly;
     String save;
     try {

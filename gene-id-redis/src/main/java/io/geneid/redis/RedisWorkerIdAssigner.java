@@ -12,7 +12,8 @@ import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
@@ -32,7 +33,9 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Worker-id leases in Redis, through Lettuce.
+ * Worker-id leases in Redis, through Lettuce: one Redis ({@code redis://}), the master of a Sentinel deployment
+ * ({@code redis-sentinel://...#master}) or a Redis Cluster ({@code redis-cluster://host:port,host:port}); see
+ * {@link Builder#redisUri(String)}.
  *
  * <h2>Data</h2>
  * Per pool ({@code space}), all under one hash tag so that one script touches one cluster slot
@@ -78,6 +81,12 @@ import org.slf4j.LoggerFactory;
  *       rather than being released, at least store now + the caller's borrowing bound (see
  *       {@link WorkerIdAssigner#acquire(long, Duration)}). A released id carries the exact mark its holder reported
  *       when it stopped.
+ *   <li><b>Replication</b> (Sentinel, Cluster, or any master with replicas): a grant or renewal counts only once
+ *       the replicas have it ({@code WAIT} for as many replicas as this assigner has seen connected to that master
+ *       (run_id and master_replid), within half the command timeout). A master cut off from its replicas, about to be replaced,
+ *       cannot keep a holder issuing past the TTL of the last renewal they saw. A promoted replica has another
+ *       run_id, and a server promoted again without a restart another master_replid: both start a new generation.
+ *       A Sentinel link whose renewal its replicas did not acknowledge reconnects to the master the sentinels name.
  *   <li><b>Silence:</b> every command has a timeout, commands fail at once while disconnected
  *       ({@code REJECT_COMMANDS}), and the client reconnects at most 500 ms apart, so a holder fences within its TTL
  *       and resumes soon after Redis is back.
@@ -132,8 +141,8 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final String indexKey;
   private final String recordPrefix;
   private final String description;
-  private final RedisConnections.@Nullable Owned owned;
-  private final StatefulRedisConnection<String, String> connection;
+  private final RedisConnections.Link link;
+  private final RedisConnections.ReplicaWait replicas;
 
   private RedisWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
@@ -148,26 +157,27 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     this.recordPrefix = base + "w:";
     Duration timeout = b.commandTimeout != null ? b.commandTimeout
         : Duration.ofMillis(Math.max(100, Math.min(ttl.toMillis() / 3, 5_000)));
-    if (b.connection != null) {
-      this.owned = null;
-      this.connection = b.connection;
-      this.description = "connection " + b.connection;
+    this.replicas = new RedisConnections.ReplicaWait(timeout);
+    if (b.connection != null || b.clusterConnection != null) {
+      this.link = b.connection != null ? RedisConnections.Link.of(b.connection)
+          : RedisConnections.Link.of(Objects.requireNonNull(b.clusterConnection));
+      this.description = "connection " + link.connection();
       if (b.commandTimeout != null) {
-        connection.setTimeout(timeout);
+        link.connection().setTimeout(timeout);
       }
     } else {
-      RedisURI uri = RedisConnections.parse("redisUri",
+      RedisConnections.Target target = RedisConnections.parse("redisUri",
           Objects.requireNonNull(b.redisUri, "redisUri or connection is required"));
-      this.description = RedisConnections.describe(uri);
+      this.description = RedisConnections.describe(target);
       try {
-        this.owned = RedisConnections.connect(uri, timeout);
+        this.link = RedisConnections.connect(target, timeout);
       } catch (RedisException e) {
         throw new GeneIdException(RedisConnections.connectFailure("the worker-id lease store", description, e), e);
       }
-      this.connection = owned.connection();
     }
     try {
-      RedisConnections.checkedServerInfo(connection.sync(), "the worker-id lease store, Redis at " + description
+      // in a cluster: the master that owns this pool's slot, where the scripts run
+      RedisConnections.checkedServerInfo(link.serverOf(metaKey), "the worker-id lease store, Redis at " + description
           + ",");
     } catch (RedisException e) {
       close();
@@ -208,10 +218,13 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     for (;;) {
       long token = newToken();
       long sent = System.nanoTime();
-      List<Object> reply = run(ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
+      RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+      List<Object> reply = run(server, ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
           Long.toString(ttl.toMillis()), Long.toString(range[0]), Long.toString(range[1]), Long.toString(slack),
           Long.toString(UNKNOWN_HISTORY_MARGIN.toMillis()), Long.toString(token), newGeneration());
       if ("ok".equals(reply.get(0))) {
+        // used only once the replicas have the grant: a master about to be replaced cannot hand out a lease
+        awaitReplicas(server, reply, 6, "granted worker id " + reply.get(1));
         WorkerLease lease = new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
             instant(reply, 3), instant(reply, 4));
         LOG.debug("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
@@ -253,7 +266,8 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   @Override
   public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
     String id = Long.toString(lease.workerId());
-    List<Object> reply = run(RENEW, new String[] {metaKey, indexKey, recordPrefix + id}, id,
+    RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+    List<Object> reply = run(server, RENEW, new String[] {metaKey, indexKey, recordPrefix + id}, id,
         Long.toString(lease.token()), Long.toString(ttl.toMillis()), Long.toString(highWaterMark.toEpochMilli()));
     if (!"ok".equals(reply.get(0))) {
       String held = String.valueOf(reply.get(1));
@@ -267,6 +281,9 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
           + space + "' is no longer leased under token " + lease.token() + " in Redis at " + description + ": "
           + why, null);
     }
+    // a renewal counts once the replicas have it: a master cut off from its replicas (and soon replaced) cannot
+    // keep a holder issuing past the TTL of its last renewal they saw
+    awaitReplicas(server, reply, 3, "renewed worker id " + lease.workerId());
     return lease.renewed(instant(reply, 1), instant(reply, 2));
   }
 
@@ -286,8 +303,17 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public void close() {
-    if (owned != null) {
-      owned.close();
+    link.close();
+  }
+
+  /** {@code WAIT} for the replicas after a script whose reply holds the server and its replicas from {@code at}. */
+  private void awaitReplicas(RedisClusterCommands<String, String> server, List<Object> reply, int at, String what) {
+    String done = "the worker-id lease store, Redis at " + description + ", " + what + " of space '" + space + "'";
+    try {
+      replicas.await(link, server, String.valueOf(reply.get(at)), Integer.parseInt(String.valueOf(reply.get(at + 1))),
+          done);
+    } catch (RedisException e) {
+      throw new GeneIdException(done + " but failed on WAIT: " + e.getMessage(), e);
     }
   }
 
@@ -305,7 +331,12 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   List<Object> run(Script script, String[] keys, String... args) {
-    RedisCommands<String, String> commands = connection.sync();
+    return run(link.serverOf(metaKey), script, keys, args);
+  }
+
+  /** Runs {@code script} on {@code commands}: the server of the pool's slot (in a cluster, its master's connection). */
+  private List<Object> run(RedisClusterCommands<String, String> commands, Script script, String[] keys,
+      String... args) {
     Object reply;
     try {
       try {
@@ -372,24 +403,21 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       }
     }
 
-    private static String common() throws IOException {
-      try (InputStream in = RedisWorkerIdAssigner.class.getResourceAsStream("lease-common.lua")) {
-        if (in == null) {
-          throw new IllegalStateException("missing resource io/geneid/redis/lease-common.lua");
-        }
-        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-      }
-    }
-
-    static Script load(String name) {
+    /** The text of a resource of this package. */
+    static String resource(String name) {
       try (InputStream in = RedisWorkerIdAssigner.class.getResourceAsStream(name)) {
         if (in == null) {
           throw new IllegalStateException("missing resource io/geneid/redis/" + name);
         }
-        return of(name, common() + new String(in.readAllBytes(), StandardCharsets.UTF_8));
+        return new String(in.readAllBytes(), StandardCharsets.UTF_8);
       } catch (IOException e) {
         throw new UncheckedIOException(e);
       }
+    }
+
+    /** A lease script: {@code lease-common.lua} followed by {@code name}. */
+    static Script load(String name) {
+      return of(name, resource("lease-common.lua") + resource(name));
     }
   }
 
@@ -402,13 +430,21 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     String keyPrefix = DEFAULT_KEY_PREFIX;
     @Nullable String redisUri;
     @Nullable StatefulRedisConnection<String, String> connection;
+    @Nullable StatefulRedisClusterConnection<String, String> clusterConnection;
     @Nullable Duration commandTimeout;
 
     private Builder() {}
 
-    /** The Redis to connect to, e.g. {@code redis://127.0.0.1:6379/0}. The assigner owns (and closes) the client. */
+    /**
+     * The Redis to connect to: {@code redis://127.0.0.1:6379/0}, the master of a Sentinel deployment
+     * ({@code redis-sentinel://host1:26379,host2:26379,host3:26379/0#mymaster}) or a Redis Cluster
+     * ({@code redis-cluster://host1:6379,host2:6379}, or {@code redis://} with several {@code host:port}); see
+     * {@code docs/leases.md}. The assigner owns (and closes) the client.
+     */
     public Builder redisUri(String redisUri) {
       this.redisUri = Objects.requireNonNull(redisUri, "redisUri");
+      this.connection = null;
+      this.clusterConnection = null;
       return this;
     }
 
@@ -420,6 +456,20 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
      */
     public Builder connection(StatefulRedisConnection<String, String> connection) {
       this.connection = Objects.requireNonNull(connection, "connection");
+      this.clusterConnection = null;
+      this.redisUri = null;
+      return this;
+    }
+
+    /**
+     * An existing Redis Cluster connection (String codec), not closed by the assigner; configure it as
+     * {@link #connection(StatefulRedisConnection)} says, and with topology refresh (periodic and adaptive) so that
+     * the pool's slot is found on its new master soon after a failover.
+     */
+    public Builder clusterConnection(StatefulRedisClusterConnection<String, String> connection) {
+      this.clusterConnection = Objects.requireNonNull(connection, "connection");
+      this.connection = null;
+      this.redisUri = null;
       return this;
     }
 
@@ -442,7 +492,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
      */
     public RedisWorkerIdAssigner build() {
       WorkerIdAssigners.LeaseSettings lease = leaseSettings();
-      if (redisUri == null && connection == null) {
+      if (redisUri == null && connection == null && clusterConnection == null) {
         throw new IllegalArgumentException("a Redis URI (redis-uri) or a connection is required");
       }
       return new RedisWorkerIdAssigner(this, lease);

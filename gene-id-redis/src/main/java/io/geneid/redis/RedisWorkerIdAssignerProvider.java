@@ -9,7 +9,9 @@ import java.util.Set;
 
 /**
  * {@code worker-assigner=redis}: a {@link RedisWorkerIdAssigner}. Keys: {@code redis-uri} (required, e.g.
- * {@code redis://127.0.0.1:6379/0}), {@code redis-key-prefix} (default {@code gene-id}), {@code redis-timeout}
+ * {@code redis://127.0.0.1:6379/0}, {@code redis-sentinel://h1:26379,h2:26379,h3:26379/0#mymaster} or
+ * {@code redis-cluster://h1:6379,h2:6379,h3:6379}), {@code redis-key-prefix} (default {@code gene-id}),
+ * {@code redis-timeout}
  * (command timeout, default TTL / 3 within [100ms, 5s]), and the common {@code space}, {@code worker-id-min},
  * {@code worker-id-max}, {@code lease-ttl}, {@code lease-acquire-timeout}, {@code lease-owner}.
  */
@@ -32,8 +34,10 @@ public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProv
   @Override
   public WorkerIdAssigner create(SettingsReader props) {
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
+    String uri = uri(props);
+    RedisConnections.parse(props.nameOf(REDIS_URI), uri); // a bad URI is named by its key, before any connection
     RedisWorkerIdAssigner.Builder b = RedisWorkerIdAssigner.builder()
-        .redisUri(uri(props))
+        .redisUri(uri)
         .keyPrefix(props.string(REDIS_KEY_PREFIX, RedisWorkerIdAssigner.DEFAULT_KEY_PREFIX))
         .leaseSettings(s);
     if (props.has(REDIS_TIMEOUT)) {

@@ -6,7 +6,7 @@
 -- ARGV: 1 record key prefix (<prefix>:lease:{<space>}:w:), 2 owner, 3 ttl ms, 4 lowest id, 5 highest id,
 --       6 borrow slack ms (how far ahead of its clock a holder may issue), 7 clock-skew margin ms,
 --       8 token (random 64 bits, decimal), 9 generation id to use if a new generation starts
--- Reply: {'ok', id, token, previous mark, expiry, now}
+-- Reply: {'ok', id, token, previous mark, expiry, now, server (run_id:master_replid), replicas connected}
 --     or {'busy', now, unknown-history ids free at (0: none waiting), generation born, then up to 16 triples
 --         id, owner (or 'unknown history'), free at}
 local base, owner, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -25,7 +25,7 @@ if not g then
   local known = m[1] and true or false
   g = {born = now, gen = newGen, next = known and tonumber(m[4] or '0') or 0,
     count = known and tonumber(m[5] or '0') or 0, scan = nil}
-  redis.call('HSET', META, 'born', str(now), 'gen', newGen, 'runid', runid)
+  redis.call('HSET', META, 'born', str(now), 'gen', newGen, 'runid', runid, 'server', server)
 end
 local unknownAt = g.born + wait
 local unknownFree = nil
@@ -74,7 +74,7 @@ local function grant(id, prev)
   redis.call('DEL', key)
   redis.call('HSET', key, 'owner', owner, 'token', token, 'mark', str(prev), 'expiry', str(expiry), 'gen', g.gen)
   redis.call('ZADD', INDEX, str(expiry), id)
-  return {'ok', id, token, str(prev), str(expiry), str(now)}
+  return {'ok', id, token, str(prev), str(expiry), str(now), server, replicas}
 end
 
 local function forget(id)

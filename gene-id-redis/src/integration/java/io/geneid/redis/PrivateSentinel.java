@@ -1,0 +1,173 @@
+package io.geneid.redis;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
+import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
+
+/**
+ * A Redis Sentinel deployment of a test's own on loopback: a master, one replica and three sentinels (quorum 2,
+ * {@code down-after-milliseconds 1000}, {@code failover-timeout 2000}), each a {@code redis-server} process (the
+ * sentinels run {@code redis-server <config> --sentinel}, what the {@code redis-sentinel} binary is) with a directory
+ * of its own; {@link #close()} kills exactly the processes it started. The data nodes keep nothing on disk.
+ */
+public final class PrivateSentinel implements AutoCloseable {
+
+  /** The master name the sentinels monitor. */
+  public static final String MASTER = "gid";
+
+  private final RedisProcesses processes;
+  private final List<Integer> nodes = new ArrayList<>();
+  private final List<Integer> sentinels = new ArrayList<>();
+  private final Map<Integer, StatefulRedisSentinelConnection<String, String>> sentinelConnections =
+      new ConcurrentHashMap<>();
+  private final List<RedisClient> sentinelClients = new CopyOnWriteArrayList<>();
+
+  private PrivateSentinel(Path dir) {
+    this.processes = new RedisProcesses(dir);
+  }
+
+  /** Starts the master, the replica (synchronised) and the sentinels (all seeing the replica). */
+  public static PrivateSentinel start(Path dir) {
+    PrivateSentinel s = new PrivateSentinel(dir);
+    try {
+      List<String> data = List.of("--save", "", "--appendonly", "no", "--enable-debug-command", "yes");
+      int master = PrivateRedis.freePort();
+      s.processes.start(master, data);
+      s.nodes.add(master);
+      int replica = PrivateRedis.freePort();
+      List<String> replicaArgs = new ArrayList<>(data);
+      replicaArgs.addAll(List.of("--replicaof", "127.0.0.1", Integer.toString(master)));
+      s.processes.start(replica, replicaArgs);
+      s.nodes.add(replica);
+      RedisProcesses.await(() -> "up".equals(s.processes.info(replica, "replication", "master_link_status")),
+          Duration.ofSeconds(10), "the replica to synchronise");
+      for (int i = 0; i < 3; i++) {
+        int port = PrivateRedis.freePort();
+        Path conf = dir.resolve("sentinel-" + port + ".conf");
+        Files.writeString(conf, String.join("\n",
+            "sentinel monitor " + MASTER + " 127.0.0.1 " + master + " 2",
+            "sentinel down-after-milliseconds " + MASTER + " 1000",
+            "sentinel failover-timeout " + MASTER + " 2000",
+            "sentinel parallel-syncs " + MASTER + " 1", ""));
+        s.processes.start(port, List.of(conf.toString(), "--sentinel"));
+        s.sentinels.add(port);
+      }
+      for (int port : s.sentinels) {
+        RedisProcesses.await(() -> !s.sentinel(port).replicas(MASTER).isEmpty(), Duration.ofSeconds(15),
+            "sentinel " + port + " to see the replica");
+      }
+      return s;
+    } catch (IOException e) {
+      s.close();
+      throw new UncheckedIOException(e);
+    } catch (RuntimeException | Error e) {
+      s.close();
+      throw e;
+    }
+  }
+
+  /** {@code redis-sentinel://127.0.0.1:<s1>,127.0.0.1:<s2>,127.0.0.1:<s3>/0#gid}. */
+  public String uri() {
+    StringBuilder b = new StringBuilder("redis-sentinel://");
+    for (int port : sentinels) {
+      b.append(b.length() > 17 ? "," : "").append("127.0.0.1:").append(port);
+    }
+    return b + "/0#" + MASTER;
+  }
+
+  /** The port of the master as the first sentinel that answers sees it. */
+  public int masterPort() {
+    for (int port : sentinels) {
+      if (processes.isRunning(port)) {
+        try {
+          return ((java.net.InetSocketAddress) sentinel(port).getMasterAddrByName(MASTER)).getPort();
+        } catch (RuntimeException e) {
+          // the next sentinel
+        }
+      }
+    }
+    throw new IllegalStateException("no sentinel answers");
+  }
+
+  /** The data node that is not {@code port}. */
+  public int other(int port) {
+    return nodes.get(0) == port ? nodes.get(1) : nodes.get(0);
+  }
+
+  /** The data nodes and the sentinels, started and stopped by pid. */
+  public RedisProcesses processes() {
+    return processes;
+  }
+
+  /** {@code SENTINEL FAILOVER gid} on the first sentinel; returns the master port before it. */
+  public int failover() {
+    int before = masterPort();
+    sentinel(sentinels.get(0)).failover(MASTER);
+    return before;
+  }
+
+  /** Waits until every sentinel names a master other than {@code port} and that server says it is a master. */
+  public int awaitMasterOtherThan(int port, Duration timeout) {
+    RedisProcesses.await(() -> {
+      try {
+        int now = masterPort();
+        return now != port && "master".equals(processes.info(now, "replication", "role"));
+      } catch (RuntimeException e) {
+        return false;
+      }
+    }, timeout, "a failover away from port " + port);
+    return masterPort();
+  }
+
+  private RedisSentinelCommands<String, String> sentinel(int port) {
+    return sentinelConnections.computeIfAbsent(port, p -> {
+      RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + p));
+      client.setDefaultTimeout(Duration.ofSeconds(5));
+      sentinelClients.add(client);
+      return client.connectSentinel();
+    }).sync();
+  }
+
+  /** Waits until every sentinel lists the replica on {@code port} as a replica that is up. */
+  public void awaitHealthyReplica(int port, Duration timeout) {
+    RedisProcesses.await(() -> {
+      for (int s : sentinels) {
+        boolean healthy = false;
+        for (Map<String, String> r : sentinel(s).replicas(MASTER)) {
+          if (String.valueOf(port).equals(r.get("port")) && !r.getOrDefault("flags", "").contains("down")
+              && !r.getOrDefault("flags", "").contains("disconnected")) {
+            healthy = true;
+          }
+        }
+        if (!healthy) {
+          return false;
+        }
+      }
+      return true;
+    }, timeout, "every sentinel to see the replica on port " + port + " up");
+  }
+
+  @Override
+  public void close() {
+    for (RedisClient client : sentinelClients) {
+      client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
+    }
+    processes.close();
+  }
+
+  @Override
+  public String toString() {
+    return "PrivateSentinel[data " + nodes + ", sentinels " + sentinels + ", " + processes.dir() + "]";
+  }
+}

@@ -1,0 +1,63 @@
+package io.geneid.redis;
+
+import io.geneid.core.segment.AbstractSegmentStoreContractTest;
+import io.geneid.core.segment.SegmentStore;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * The segment contract on a Redis Cluster of the test's own: each tag's counter lives in the slot of its own key, on
+ * whichever master owns it, and every claim waits for that master's replica ({@code WAIT}).
+ */
+class RedisClusterSegmentStoreContractTest extends AbstractSegmentStoreContractTest {
+
+  @TempDir static Path dir;
+  private static PrivateCluster cluster;
+  private String prefix;
+
+  @BeforeAll
+  static void startCluster() throws Exception {
+    cluster = PrivateCluster.start(dir);
+  }
+
+  @AfterAll
+  static void stopCluster() {
+    cluster.close();
+  }
+
+  @BeforeEach
+  void newPrefix() {
+    prefix = "gid_cluster_segment_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  @Override
+  protected SegmentStore newStore() {
+    return track(RedisSegmentStore.builder().redisUri(cluster.uri()).keyPrefix(prefix)
+        .commandTimeout(Duration.ofSeconds(2)).allowWithoutPersistence(true).build());
+  }
+
+  @Override
+  protected long counter(String tag) {
+    return Long.parseLong(cluster.redis().get(prefix + ":segment:" + tag));
+  }
+
+  @Override
+  protected void loseCounter(String tag) {
+    cluster.redis().del(prefix + ":segment:" + tag);
+  }
+
+  @Override
+  protected int claimsPerRacingThread() {
+    return 50;
+  }
+
+  @Override
+  protected int idsPerThread() {
+    return 20_000;
+  }
+}
