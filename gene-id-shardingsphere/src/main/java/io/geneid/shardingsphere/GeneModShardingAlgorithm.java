@@ -65,8 +65,7 @@ import org.jspecify.annotations.Nullable;
  * database, or number the tables apart ({@code ds_0.t_${[0,2]}, ds_1.t_${[1,3]}} with a table
  * {@code sharding-count} of 4). {@link GeneShardingCheck} reports nodes no gene reaches.
  */
-public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm<Comparable<?>>,
-    ComplexKeysShardingAlgorithm<Comparable<?>>, HintShardingAlgorithm<Comparable<?>> {
+public final class GeneModShardingAlgorithm extends GeneShardingAlgorithm {
 
   /** The type name used in ShardingSphere configuration. */
   public static final String TYPE = "GENE_MOD";
@@ -77,8 +76,6 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR);
 
   private @Nullable GeneRouting routing;
-  /** The last set of targets found sound, so each set is checked once, on its first routing call. */
-  private volatile Collection<String> checkedTargets = List.of();
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneModShardingAlgorithm() {}
@@ -102,175 +99,29 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     }
   }
 
-  // ---------------------------------------------------------------- standard
-
-  /** The target of one value of the sharding column ({@code =}, and each value of {@code IN}). */
   @Override
-  public String doSharding(Collection<String> availableTargetNames,
-      PreciseShardingValue<Comparable<?>> shardingValue) {
-    String where = shardingValue.getLogicTableName() + "." + shardingValue.getColumnName();
-    long gene = gene(where, shardingValue.getValue());
-    return target(availableTargetNames, gene, () -> where + " = " + shardingValue.getValue());
-  }
-
-  /** Every target: a range of ids spans all genes. */
-  @Override
-  public Collection<String> doSharding(Collection<String> availableTargetNames,
-      RangeShardingValue<Comparable<?>> shardingValue) {
-    return new ArrayList<>(availableTargetNames);
-  }
-
-  // ---------------------------------------------------------------- complex
-
-  /**
-   * The targets of the values of several columns (e.g. a child's id and its parent id): each column's values give
-   * a set of targets; the columns must agree (the sets intersect), else the values contradict each other.
-   */
-  @Override
-  public Collection<String> doSharding(Collection<String> availableTargetNames,
-      ComplexKeysShardingValue<Comparable<?>> shardingValue) {
-    String table = shardingValue.getLogicTableName();
-    Map<String, Set<Comparable<?>>> valuesByColumn = new LinkedHashMap<>();
-    shardingValue.getColumnNameAndShardingValuesMap().forEach((column, values) ->
-        valuesByColumn.computeIfAbsent(column.toLowerCase(Locale.ROOT), c -> new LinkedHashSet<>()).addAll(values));
-    if (valuesByColumn.isEmpty()) {
-      return new ArrayList<>(availableTargetNames); // only ranges
-    }
-    GeneRouting r = routing();
-    Set<Integer> indexes = null;
-    Map<String, Set<Integer>> indexesByColumn = new LinkedHashMap<>();
-    Map<String, Long> singleGenes = new LinkedHashMap<>();
-    for (Map.Entry<String, Set<Comparable<?>>> e : valuesByColumn.entrySet()) {
-      Set<Integer> columnIndexes = new TreeSet<>();
-      for (Comparable<?> value : e.getValue()) {
-        long gene = gene(table + "." + e.getKey(), value);
-        columnIndexes.add(r.index(gene));
-        if (e.getValue().size() == 1) {
-          singleGenes.put(e.getKey(), gene);
-        }
-      }
-      indexesByColumn.put(e.getKey(), columnIndexes);
-      if (indexes == null) {
-        indexes = new TreeSet<>(columnIndexes);
-      } else {
-        indexes.retainAll(columnIndexes);
-      }
-    }
-    if (indexes.isEmpty()) {
-      throw new IllegalArgumentException(conflict(table, valuesByColumn, indexesByColumn));
-    }
-    if (singleGenes.size() == valuesByColumn.size() && singleGenes.values().stream().distinct().count() > 1) {
-      throw new IllegalArgumentException(differentGenes(table, valuesByColumn, singleGenes));
-    }
-    List<String> result = new ArrayList<>(indexes.size());
-    for (int index : indexes) {
-      result.add(targetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn));
-    }
-    return result;
-  }
-
-  /**
-   * One value per column whose genes differ, though they route to one target today: the row would split from its
-   * parent the day the shard count changes.
-   */
-  private String differentGenes(String table, Map<String, Set<Comparable<?>>> values, Map<String, Long> genes) {
-    StringJoiner parts = new StringJoiner(" but ");
-    genes.forEach((column, gene) -> parts.add(column + " = " + values.get(column).iterator().next() + " has gene "
-        + gene));
-    return TYPE + ": the sharding columns of " + table + " carry different genes: " + parts + " (" + routing()
-        + "); they share a target only by chance of the modulo and would split when the shard count changes. A"
-        + " child id must carry its parent's gene: insert the child inside GeneContext.inherit(parentId)";
-  }
-
-  private String conflict(String table, Map<String, Set<Comparable<?>>> values, Map<String, Set<Integer>> indexes) {
-    StringJoiner parts = new StringJoiner(" but ");
-    values.forEach((column, v) -> {
-      Set<Integer> i = indexes.get(column);
-      parts.add(v.size() == 1
-          ? column + " = " + v.iterator().next() + " routes to index " + i.iterator().next()
-          : column + " in " + v + " routes to indexes " + i);
-    });
-    return TYPE + ": the sharding columns of " + table + " route to different targets: " + parts
-        + " (" + routing() + "); a child id must carry its parent's gene: insert the child inside"
-        + " GeneContext.inherit(parentId)";
-  }
-
-  // ---------------------------------------------------------------- hint
-
-  /** The targets of the hint values, each routed by its gene. */
-  @Override
-  public Collection<String> doSharding(Collection<String> availableTargetNames,
-      HintShardingValue<Comparable<?>> shardingValue) {
-    String where = shardingValue.getLogicTableName() + " hint";
-    Set<String> result = new LinkedHashSet<>();
-    for (Comparable<?> value : shardingValue.getValues()) {
-      result.add(target(availableTargetNames, gene(where, value), () -> where + " " + value));
-    }
-    return result;
-  }
-
-  // ---------------------------------------------------------------- math
-
-  private long gene(String where, @Nullable Object value) {
-    if (value == null) {
-      throw new IllegalArgumentException(TYPE + ": " + where + " is null; a sharding value must be a whole"
-          + " number, a String or a UUID");
-    }
-    try {
-      return Genes.ofKey(value, routing().geneBits());
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(TYPE + ": cannot route " + where + " = " + value + ": " + e.getMessage(), e);
-    }
-  }
-
-  /** {@code (gene / gene-divisor) % sharding-count}. */
   int index(long gene) {
     return routing().index(gene);
   }
 
-  /**
-   * The target a gene routes to among {@code targets}, without the check of the whole set (for
-   * {@link GeneShardingCheck}, which reports the set's problems itself).
-   */
-  String targetOfGene(Collection<String> targets, long gene) {
-    int index = index(gene);
-    try {
-      return routing().target(targets, index);
-    } catch (IllegalStateException e) {
-      throw new IllegalStateException(TYPE + ": gene " + gene + " routes to index " + index + " but "
-          + e.getMessage(), e);
-    }
+  @Override
+  String rule() {
+    return routing().toString();
   }
 
-  private String target(Collection<String> targets, long gene, Supplier<String> what) {
-    return targetOfIndex(targets, index(gene), what);
+  @Override
+  List<String> targetProblems(Collection<String> targets) {
+    return routing().problems(targets);
   }
 
-  private String targetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
-    checkTargets(targets);
-    try {
-      return routing().target(targets, index);
-    } catch (IllegalStateException e) {
-      throw new IllegalStateException(TYPE + ": " + what.get() + " routes to index " + index + " but "
-          + e.getMessage(), e);
-    }
+  @Override
+  String targetOfIndex(Collection<String> targets, int index) {
+    return routing().target(targets, index);
   }
 
-  /**
-   * On the first routing call with a set of targets, every problem of the set at once (names without an
-   * {@code _<index>} suffix, two targets with one suffix, targets no gene reaches), rather than one gene at a time
-   * as rows happen to arrive.
-   */
-  private void checkTargets(Collection<String> targets) {
-    if (targets.equals(checkedTargets)) {
-      return;
-    }
-    List<String> problems = routing().problems(targets);
-    if (!problems.isEmpty()) {
-      throw new IllegalStateException(TYPE + " (" + routing() + ") cannot route to the targets " + targets + ": "
-          + String.join("; ", problems));
-    }
-    checkedTargets = List.copyOf(targets);
+  @Override
+  String whyGenesSplit() {
+    return "the modulo and would split when the shard count changes";
   }
 
   private GeneRouting routing() {
@@ -281,31 +132,14 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     return r;
   }
 
-  /** The routing rule ({@code sharding-count}, {@code gene-divisor}, {@code gene-bits}) once initialised. */
-  GeneRouting rule() {
-    return routing();
-  }
-
-  /** G: the gene bits this algorithm reads; -1 before init. */
+  @Override
   int geneBits() {
     GeneRouting r = routing;
     return r == null ? -1 : r.geneBits();
   }
 
-  /** Lets ShardingSphere's binding-table check compare two GENE_MOD configurations. */
-  @Override
-  public Optional<String> getAlgorithmStructure(String dataNodePrefix, String shardingColumn) {
-    return Optional.of(toString());
-  }
-
   @Override
   public String getType() {
     return TYPE;
-  }
-
-  @Override
-  public String toString() {
-    GeneRouting r = routing;
-    return TYPE + "[" + (r == null ? "not initialised" : r.toString()) + "]";
   }
 }
