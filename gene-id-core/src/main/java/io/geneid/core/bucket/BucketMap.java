@@ -295,6 +295,80 @@ public record BucketMap(int geneBits, long version, int[] targets, BucketState[]
     return out.toString();
   }
 
+  /**
+   * The buckets not {@link BucketState#NORMAL}, e.g. {@code FROZEN=3,5; MOVED=8-11}; empty when every bucket is
+   * normal. A map store keeps it beside {@link #format()}.
+   */
+  public String formatStates() {
+    StringJoiner out = new StringJoiner("; ");
+    for (BucketState state : BucketState.values()) {
+      List<Integer> buckets = bucketsIn(state);
+      if (state != BucketState.NORMAL && !buckets.isEmpty()) {
+        out.add(state.name() + "=" + ranges(buckets));
+      }
+    }
+    return out.toString();
+  }
+
+  /**
+   * A map from its stored parts: {@link #format()}'s text, the version and {@link #formatStates()}'s text.
+   *
+   * @throws IllegalArgumentException naming what cannot be read
+   */
+  public static BucketMap parse(int geneBits, long version, String map, String states) {
+    BucketMap m = parse(geneBits, map).withVersion(version);
+    BucketState[] s = m.states;
+    for (String entry : states.split(";")) {
+      String e = entry.strip();
+      if (e.isEmpty()) {
+        continue;
+      }
+      int eq = e.indexOf('=');
+      BucketState state;
+      try {
+        state = BucketState.valueOf(eq < 0 ? e : e.substring(0, eq).strip());
+      } catch (IllegalArgumentException ex) {
+        throw new IllegalArgumentException("bucket states cannot read '" + e + "': expected <state>=<buckets> with"
+            + " a state of " + Arrays.toString(BucketState.values()), ex);
+      }
+      // the same bucket syntax as the map: read it as a map of one target
+      BucketMap one = parseBuckets(geneBits, e.substring(eq + 1));
+      for (int b = 0; b < s.length; b++) {
+        if (one.targets[b] == 0) {
+          s[b] = state;
+        }
+      }
+    }
+    return new BucketMap(geneBits, version, m.targets, s);
+  }
+
+  /** Marks the listed buckets with target 0 and the rest with 1, reusing the map's bucket syntax and checks. */
+  private static BucketMap parseBuckets(int geneBits, String buckets) {
+    int n = 1 << geneBits;
+    int[] marks = new int[n];
+    Arrays.fill(marks, 1);
+    for (String part : buckets.split(",")) {
+      String p = part.strip();
+      int step = 1;
+      int slash = p.indexOf('/');
+      if (slash >= 0) {
+        step = Math.max(1, number(p.substring(slash + 1).strip(), buckets, "step"));
+        p = p.substring(0, slash).strip();
+      }
+      int dash = p.indexOf('-');
+      int from = number(dash < 0 ? p : p.substring(0, dash).strip(), buckets, "bucket");
+      int to = dash < 0 ? from : number(p.substring(dash + 1).strip(), buckets, "bucket");
+      if (to >= n || from > to) {
+        throw new IllegalArgumentException("bucket states: '" + part.strip() + "' is not a range of buckets in [0, "
+            + (n - 1) + "]");
+      }
+      for (int b = from; b <= to; b += step) {
+        marks[b] = 0;
+      }
+    }
+    return of(geneBits, marks);
+  }
+
   /** Same G, version, targets and states. */
   @Override
   public boolean equals(Object o) {
