@@ -269,9 +269,14 @@ public record BucketMap(int geneBits, long version, int[] targets, BucketState[]
   }
 
   /**
-   * Ascending numbers as the text form's list: runs of three or more with one step become {@code a-b} (step 1) or
-   * {@code a-b/s}; the rest stay single.
+   * Ascending bucket numbers in the text form's list syntax: runs with one step become {@code a-b} (step 1, two or
+   * more) or {@code a-b/s} (three or more); the rest stay single. E.g. {@code [2, 6, 10, 14, 20]} is
+   * {@code 2-14/4,20}.
    */
+  public static String formatBuckets(List<Integer> sorted) {
+    return ranges(sorted);
+  }
+
   static String ranges(List<Integer> sorted) {
     StringJoiner out = new StringJoiner(",");
     int i = 0;
