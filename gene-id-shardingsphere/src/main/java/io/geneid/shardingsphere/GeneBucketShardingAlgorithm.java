@@ -2,6 +2,7 @@ package io.geneid.shardingsphere;
 
 import io.geneid.core.GeneRouting;
 import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.bucket.BucketMapRouter;
 import io.geneid.core.settings.SettingsReader;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -57,6 +58,7 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm {
   private static final int RULE_TEXT_LIMIT = 160;
 
   private volatile @Nullable BucketMap map;
+  private volatile @Nullable BucketMapRouter router;
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneBucketShardingAlgorithm() {}
@@ -113,6 +115,27 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm {
           + " and cannot switch to a map of " + GeneRouting.GENE_BITS + "=" + newMap.geneBits());
     }
     this.map = newMap;
+  }
+
+  /**
+   * Routes with the maps {@code router} loads from a map store, and refuses writes (through
+   * {@link GeneBucketFreezeAuditAlgorithm}) while it is stale. Build the router with
+   * {@code .onNewMap(algorithm::useMap)} and start it.
+   */
+  public void follow(BucketMapRouter mapRouter) {
+    this.router = mapRouter;
+  }
+
+  /**
+   * Throws if writes must stop because the map store has not been reached within the router's bound.
+   *
+   * @throws io.geneid.core.bucket.BucketMapStaleException then
+   */
+  void checkWritable() {
+    BucketMapRouter r = router;
+    if (r != null) {
+      r.checkWritable();
+    }
   }
 
   @Override
