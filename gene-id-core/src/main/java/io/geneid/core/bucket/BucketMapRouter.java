@@ -64,15 +64,15 @@ public final class BucketMapRouter implements AutoCloseable {
           + "' in " + store));
       BucketMap old = map;
       long now = clock.currentTimeMillis();
-      store.heartbeat(name, routerId, loaded.version(), now);
       if (old == null || old.version() != loaded.version()) {
         if (old != null && loaded.version() < old.version()) {
           throw new GeneIdException("bucket map '" + name + "' went back from version " + old.version() + " to "
               + loaded.version() + " in " + store + ": keeping version " + old.version());
         }
+        listener.accept(loaded); // routing uses the new map before the heartbeat says so
         map = loaded;
-        listener.accept(loaded);
       }
+      store.heartbeat(name, routerId, loaded.version(), now);
       refreshedAtMillis = now;
       lastError = null;
       return true;
