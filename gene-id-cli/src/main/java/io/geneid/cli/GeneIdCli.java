@@ -17,6 +17,7 @@ import picocli.CommandLine.Option;
  * java -jar gene-id-cli.jar gene order-2024-0001
  * java -jar gene-id-cli.jar shard 363362192454193215 --sharding-count 4
  * java -jar gene-id-cli.jar layout --gene-bits 8 --sequence-bits 6
+ * java -jar gene-id-cli.jar reshard plan --sharding-count 2 --to 4
  * </pre>
  *
  * <p>Exit status: 0 on success, 2 for bad input (a one-line message on stderr, never a stack trace), 1 for an
@@ -24,7 +25,8 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "gene-id", mixinStandardHelpOptions = true, versionProvider = GeneIdCli.Version.class,
     description = "Decodes gene-id ids, computes genes and shard targets, and reports the capacity of a layout.",
-    subcommands = {DecodeCommand.class, GeneCommand.class, ShardCommand.class, LayoutCommand.class},
+    subcommands = {DecodeCommand.class, GeneCommand.class, ShardCommand.class, LayoutCommand.class,
+        ReshardCommand.class},
     synopsisSubcommandLabel = "COMMAND")
 public final class GeneIdCli implements Runnable {
 
@@ -78,8 +80,8 @@ public final class GeneIdCli implements Runnable {
 
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec().commandLine(), "a command is required: decode, gene, shard or"
-        + " layout");
+    throw new CommandLine.ParameterException(spec().commandLine(), "a command is required: decode, gene, shard,"
+        + " layout or reshard");
   }
 
   Clock clock() {

@@ -2,6 +2,7 @@ package io.geneid.cli;
 
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneRouting;
+import io.geneid.core.bucket.BucketMap;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -139,6 +140,44 @@ final class ShardingConfig {
       }
     }
     return Level.NONE;
+  }
+
+  /**
+   * The bucket map of the sharding algorithm {@code name} in a ShardingSphere YAML: {@code GENE_MOD}'s as
+   * {@link BucketMap#ofMod}, {@code GENE_BUCKET}'s from its {@code bucket-map} (or its {@code GENE_MOD} properties).
+   *
+   * @throws BadInputException naming the file and the algorithm when it is missing, of another type, or wrong
+   */
+  static BucketMap bucketMap(Path file, String name) {
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    Map<String, Map<?, ?>> found = new LinkedHashMap<>();
+    if (root.get("rules") instanceof List<?> rules) {
+      for (Object r : rules) {
+        map(map(r).get("shardingAlgorithms")).forEach((k, v) -> found.put(String.valueOf(k), map(v)));
+      }
+    }
+    Map<?, ?> algorithm = found.get(name);
+    if (algorithm == null) {
+      throw new BadInputException(file + " defines no sharding algorithm '" + name + "'; it defines "
+          + found.keySet());
+    }
+    String type = String.valueOf(algorithm.get("type")).toUpperCase(Locale.ROOT);
+    Map<?, ?> props = map(algorithm.get("props"));
+    int bits = intProp(props, GeneRouting.GENE_BITS, GeneIdLayout.defaults().geneBits(), name, file);
+    try {
+      if (type.equals("GENE_BUCKET") && props.get(BucketMap.BUCKET_MAP) != null) {
+        return BucketMap.parse(bits, String.valueOf(props.get(BucketMap.BUCKET_MAP)));
+      }
+      if (type.equals("GENE_MOD") || type.equals("GENE_BUCKET")) {
+        return BucketMap.ofMod(bits, intProp(props, GeneRouting.SHARDING_COUNT, -1, name, file),
+            intProp(props, GeneRouting.GENE_DIVISOR, 1, name, file));
+      }
+    } catch (IllegalArgumentException e) {
+      throw new BadInputException(file + ": " + type + " '" + name + "': " + e.getMessage());
+    }
+    throw new BadInputException(file + ": sharding algorithm '" + name + "' is " + type
+        + ", not GENE_MOD or GENE_BUCKET: only gene routing can grow by moving buckets");
   }
 
   private static int intProp(Map<?, ?> props, String key, int fallback, String algorithm, Path file) {

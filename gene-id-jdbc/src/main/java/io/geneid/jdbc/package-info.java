@@ -1,4 +1,4 @@
-/** gene-id over JDBC: worker-id leases and segment ranges. */
+/** gene-id over JDBC: worker-id leases, segment ranges and the bucket map store. */
 @NullMarked
 package io.geneid.jdbc;
 

@@ -23,14 +23,15 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Checks a ShardingSphere data source for gene-sharding mistakes that its own start-up does not see, by routing
- * every gene through the configured {@code GENE_MOD} algorithms:
+ * every gene through the configured {@code GENE_MOD} and {@code GENE_BUCKET} algorithms:
  * <ul>
- *   <li>a configured data node no gene can reach (the "diagonal": the same {@code sharding-count} at database and
- *       table level with table suffixes that repeat in every database; or more targets than
- *       {@code sharding-count});
+ *   <li>a configured data node no gene can reach under {@code GENE_MOD} (the "diagonal": the same
+ *       {@code sharding-count} at database and table level with table suffixes that repeat in every database; or
+ *       more targets than {@code sharding-count}); under {@code GENE_BUCKET} an empty node is a new shard waiting
+ *       for buckets, and is only logged;
  *   <li>a gene that routes to an index for which no target exists;
  *   <li>{@code gene-bits} that differ between a table's {@code GENE_SNOWFLAKE} or {@code GENE_SEGMENT} key generator
- *       and its {@code GENE_MOD} algorithms, or between its database and table algorithms.
+ *       and its {@code GENE_MOD} or {@code GENE_BUCKET} algorithms, or between its database and table algorithms.
  * </ul>
  * Call it right after the data source is created, so a bad configuration stops the application before the first
  * row is written:
@@ -95,8 +96,8 @@ public final class GeneShardingCheck {
     String name = table.getLogicTable();
     ShardingStrategyConfiguration dbStrategy = rule.getDatabaseShardingStrategyConfiguration(table);
     ShardingStrategyConfiguration tableStrategy = rule.getTableShardingStrategyConfiguration(table);
-    GeneModShardingAlgorithm dbAlgorithm = geneMod(rule, dbStrategy);
-    GeneModShardingAlgorithm tableAlgorithm = geneMod(rule, tableStrategy);
+    GeneShardingAlgorithm dbAlgorithm = geneAlgorithm(rule, dbStrategy);
+    GeneShardingAlgorithm tableAlgorithm = geneAlgorithm(rule, tableStrategy);
     if (dbAlgorithm == null && tableAlgorithm == null) {
       return;
     }
@@ -107,7 +108,7 @@ public final class GeneShardingCheck {
         : keyGenerator instanceof GeneSegmentKeyGenerateAlgorithm
             ? ((GeneSegmentKeyGenerateAlgorithm) keyGenerator).geneBits() : -1;
     if (keyBits >= 0 && table.getGenerateKeyColumn().isPresent()) {
-      for (GeneModShardingAlgorithm algorithm : new GeneModShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
+      for (GeneShardingAlgorithm algorithm : new GeneShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
         if (algorithm != null && algorithm.geneBits() != keyBits) {
           problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues ids with gene-bits="
               + keyBits + " but " + algorithm + " reads gene-bits=" + algorithm.geneBits()
@@ -127,11 +128,11 @@ public final class GeneShardingCheck {
     }
     Set<String> targetProblems = new LinkedHashSet<>();
     if (dbAlgorithm != null) {
-      targetProblems.addAll(dbAlgorithm.rule().problems(table.getActualDataSourceNames()));
+      targetProblems.addAll(dbAlgorithm.targetProblems(table.getActualDataSourceNames()));
     }
     if (tableAlgorithm != null) {
       for (String dataSource : table.getActualDataSourceNames()) {
-        targetProblems.addAll(tableAlgorithm.rule().problems(table.getActualTableNames(dataSource)));
+        targetProblems.addAll(tableAlgorithm.targetProblems(table.getActualTableNames(dataSource)));
       }
     }
     targetProblems.forEach(p -> problems.add(name + ": " + p));
@@ -160,7 +161,12 @@ public final class GeneShardingCheck {
         unreachable.add(node.getDataSourceName() + "." + node.getTableName());
       }
     }
-    if (!unreachable.isEmpty()) {
+    if (!unreachable.isEmpty() && (dbAlgorithm instanceof GeneBucketShardingAlgorithm
+        || tableAlgorithm instanceof GeneBucketShardingAlgorithm)) {
+      // a bucket map may leave a node empty on purpose: a new shard before buckets move to it
+      LOG.info("{}: no bucket routes to {} yet (database {}, table {})", name, unreachable, describe(dbAlgorithm),
+          describe(tableAlgorithm));
+    } else if (!unreachable.isEmpty()) {
       problems.add(name + ": no gene ever routes to " + unreachable + " (database " + describe(dbAlgorithm)
           + ", table " + describe(tableAlgorithm) + "); with table suffixes that repeat in every database give the"
           + " table level gene-divisor = the number of databases");
@@ -170,7 +176,7 @@ public final class GeneShardingCheck {
     }
   }
 
-  private static String describe(@Nullable GeneModShardingAlgorithm algorithm) {
+  private static String describe(@Nullable GeneShardingAlgorithm algorithm) {
     return algorithm == null ? "not sharded" : algorithm.toString();
   }
 
@@ -178,12 +184,12 @@ public final class GeneShardingCheck {
     return strategy == null || strategy instanceof NoneShardingStrategyConfiguration;
   }
 
-  private static @Nullable GeneModShardingAlgorithm geneMod(ShardingRule rule,
+  private static @Nullable GeneShardingAlgorithm geneAlgorithm(ShardingRule rule,
       @Nullable ShardingStrategyConfiguration strategy) {
     if (strategy == null || strategy.getShardingAlgorithmName() == null) {
       return null;
     }
     ShardingAlgorithm algorithm = rule.getShardingAlgorithms().get(strategy.getShardingAlgorithmName());
-    return algorithm instanceof GeneModShardingAlgorithm ? (GeneModShardingAlgorithm) algorithm : null;
+    return algorithm instanceof GeneShardingAlgorithm ? (GeneShardingAlgorithm) algorithm : null;
   }
 }

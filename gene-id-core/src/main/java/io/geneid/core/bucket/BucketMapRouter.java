@@ -1,0 +1,218 @@
+package io.geneid.core.bucket;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.internal.Checks;
+import io.geneid.core.snowflake.GeneClock;
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A router's view of a stored {@link BucketMap}: refreshes it from a {@link BucketMapStore} every
+ * {@code refreshInterval}, records a heartbeat with the version it routes with, and fences its writes when it has
+ * not refreshed for {@code staleAfter} ({@link #checkWritable()} then throws), as a lease holder does: a mover may
+ * have frozen or switched a bucket since.
+ *
+ * <pre>{@code
+ * BucketMapRouter router = BucketMapRouter.builder(store, "orders").routerId("app-1").build();
+ * router.start();                     // first refresh now, then every refresh interval, on a daemon thread
+ * int target = router.current().target(gene);
+ * router.checkWritable();             // before a write
+ * }</pre>
+ */
+public final class BucketMapRouter implements AutoCloseable {
+
+  private final BucketMapStore store;
+  private final String name;
+  private final String routerId;
+  private final Duration refreshInterval;
+  private final Duration staleAfter;
+  private final GeneClock clock;
+  private final Consumer<BucketMap> listener;
+  private volatile @Nullable BucketMap map;
+  private volatile long refreshedAtMillis;
+  private volatile @Nullable Throwable lastError;
+  private @Nullable ScheduledExecutorService timer;
+
+  private BucketMapRouter(Builder b) {
+    this.store = b.store;
+    this.name = b.name;
+    this.routerId = b.routerId;
+    this.refreshInterval = b.refreshInterval;
+    this.staleAfter = b.staleAfter;
+    this.clock = b.clock;
+    this.listener = b.listener;
+  }
+
+  /** A builder for the map stored under {@code name}. */
+  public static Builder builder(BucketMapStore store, String name) {
+    return new Builder(store, name);
+  }
+
+  /**
+   * Loads the map now and records a heartbeat.
+   *
+   * @return whether it succeeded; a failure is kept for {@link #checkWritable()}'s message
+   */
+  public boolean refresh() {
+    try {
+      BucketMap loaded = store.load(name).orElseThrow(() -> new GeneIdException("no bucket map named '" + name
+          + "' in " + store));
+      BucketMap old = map;
+      long now = clock.currentTimeMillis();
+      if (old == null || old.version() != loaded.version()) {
+        if (old != null && loaded.version() < old.version()) {
+          throw new GeneIdException("bucket map '" + name + "' went back from version " + old.version() + " to "
+              + loaded.version() + " in " + store + ": keeping version " + old.version());
+        }
+        listener.accept(loaded); // routing uses the new map before the heartbeat says so
+        map = loaded;
+      }
+      store.heartbeat(name, routerId, loaded.version(), now);
+      refreshedAtMillis = now;
+      lastError = null;
+      return true;
+    } catch (RuntimeException e) {
+      lastError = e;
+      return false;
+    }
+  }
+
+  /** Refreshes now and then every refresh interval on a daemon thread, until {@link #close()}. */
+  public synchronized void start() {
+    if (timer != null) {
+      return;
+    }
+    refresh();
+    ScheduledExecutorService t = Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread thread = new Thread(r, "gene-id-bucket-map-" + name);
+      thread.setDaemon(true);
+      return thread;
+    });
+    long ms = refreshInterval.toMillis();
+    t.scheduleWithFixedDelay(this::refresh, ms, ms, TimeUnit.MILLISECONDS);
+    timer = t;
+  }
+
+  /**
+   * The map to route with.
+   *
+   * @throws GeneIdException if no refresh has succeeded yet, with the last error
+   */
+  public BucketMap current() {
+    BucketMap m = map;
+    if (m == null) {
+      throw new GeneIdException("bucket map '" + name + "' has not been loaded from " + store
+          + (lastError == null ? "" : ": " + lastError.getMessage()), lastError);
+    }
+    return m;
+  }
+
+  /**
+   * Throws if writes must stop: no refresh for {@code staleAfter} (or none yet).
+   *
+   * @throws BucketMapStaleException naming the map, its version, how long since the last refresh, and the last error
+   */
+  public void checkWritable() {
+    BucketMap m = map;
+    long stale = m == null ? Long.MAX_VALUE : clock.currentTimeMillis() - refreshedAtMillis;
+    if (m == null || stale > staleAfter.toMillis()) {
+      Throwable e = lastError;
+      throw new BucketMapStaleException("router " + routerId + " refuses writes: bucket map '" + name + "'"
+          + (m == null ? " was never loaded" : " (version " + m.version() + ") was last refreshed " + stale
+          + "ms ago, more than stale-after " + staleAfter.toMillis() + "ms")
+          + (e == null ? "" : "; last error: " + e.getMessage()) + ". Retry when the map store answers",
+          m == null ? -1 : m.version(), stale, e);
+    }
+  }
+
+  /** The router id its heartbeats carry. */
+  public String routerId() {
+    return routerId;
+  }
+
+  /** Stops the refreshes. */
+  @Override
+  public synchronized void close() {
+    if (timer != null) {
+      timer.shutdownNow();
+      timer = null;
+    }
+  }
+
+  @Override
+  public String toString() {
+    BucketMap m = map;
+    return "BucketMapRouter[" + name + ", router " + routerId + ", version " + (m == null ? "none" : m.version())
+        + ", refresh " + refreshInterval.toMillis() + "ms, stale after " + staleAfter.toMillis() + "ms]";
+  }
+
+  /** Settings of a {@link BucketMapRouter}; only the store and the name are required. */
+  public static final class Builder {
+    private final BucketMapStore store;
+    private final String name;
+    private String routerId = java.util.UUID.randomUUID().toString();
+    private Duration refreshInterval = Duration.ofSeconds(1);
+    private Duration staleAfter = Duration.ofSeconds(5);
+    private GeneClock clock = GeneClock.system();
+    private Consumer<BucketMap> listener = m -> { };
+
+    private Builder(BucketMapStore store, String name) {
+      this.store = Objects.requireNonNull(store, "store");
+      if (name.isEmpty() || name.length() > 128) {
+        throw new IllegalArgumentException("bucket map name must have 1 to 128 characters but was '" + name + "'");
+      }
+      this.name = name;
+    }
+
+    /** This router's id in heartbeats (1 to 128 characters); default a random UUID. */
+    public Builder routerId(String id) {
+      if (id.isEmpty() || id.length() > 128) {
+        throw new IllegalArgumentException("router id must have 1 to 128 characters but was '" + id + "'");
+      }
+      this.routerId = id;
+      return this;
+    }
+
+    /** How often to refresh, in [10ms, 1h]; default 1 s. */
+    public Builder refreshInterval(Duration interval) {
+      this.refreshInterval = Checks.duration("refresh interval", interval, Duration.ofMillis(10), Duration.ofHours(1));
+      return this;
+    }
+
+    /** After how long without a refresh writes stop, in [10ms, 1h]; default 5 s. Must exceed the interval. */
+    public Builder staleAfter(Duration after) {
+      this.staleAfter = Checks.duration("stale after", after, Duration.ofMillis(10), Duration.ofHours(1));
+      return this;
+    }
+
+    /** The clock of heartbeats and staleness; default the system clock. */
+    public Builder clock(GeneClock c) {
+      this.clock = Objects.requireNonNull(c, "clock");
+      return this;
+    }
+
+    /** Called with each new version loaded (e.g. {@code GeneBucketShardingAlgorithm::useMap}). */
+    public Builder onNewMap(Consumer<BucketMap> l) {
+      this.listener = Objects.requireNonNull(l, "listener");
+      return this;
+    }
+
+    /**
+     * The router, not yet started.
+     *
+     * @throws IllegalArgumentException if stale-after is not longer than the refresh interval
+     */
+    public BucketMapRouter build() {
+      if (staleAfter.compareTo(refreshInterval) <= 0) {
+        throw new IllegalArgumentException("stale after (" + staleAfter.toMillis() + "ms) must be longer than the"
+            + " refresh interval (" + refreshInterval.toMillis() + "ms), or every router fences between refreshes");
+      }
+      return new BucketMapRouter(this);
+    }
+  }
+}

@@ -1,0 +1,276 @@
+package io.geneid.jdbc;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.bucket.BucketMapStore;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * A {@link BucketMapStore} over two tables of any JDBC database; the same SQL runs on MariaDB/MySQL, PostgreSQL and
+ * H2, and only the DDL's text type differs ({@link #ddl(String, boolean)}: MariaDB's {@code TEXT} holds 64 KB, too
+ * little for an irregular map of G = 16, so it gets {@code MEDIUMTEXT}):
+ *
+ * <pre>{@code
+ * <table>        (name PK, gene_bits, version, bucket_map TEXT, bucket_states TEXT)   one row per map
+ * <table>_router (name, router_id PK, version, seen_at)                               one row per router
+ * }</pre>
+ *
+ * <p>A change is {@code UPDATE ... WHERE name = ? AND version = ?} (a first map an {@code INSERT}), so of two
+ * writers one wins; a heartbeat is an update, or an insert the first time. Every statement runs in auto-commit with
+ * a query timeout. Keep the tables on a plain DataSource, not behind ShardingSphere. The store never closes the
+ * DataSource.
+ */
+public final class JdbcBucketMapStore implements BucketMapStore {
+
+  /** The default table name; routers go to this name + {@code _router}. */
+  public static final String DEFAULT_TABLE = "gene_id_bucket_map";
+
+  private final DataSource dataSource;
+  private final String table;
+  private final String routerTable;
+  private final boolean createTable;
+  private final Duration statementTimeout;
+  private volatile boolean tableReady;
+
+  private JdbcBucketMapStore(Builder b) {
+    this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource is required");
+    this.table = JdbcSession.checkTable("table", b.table);
+    this.routerTable = b.table + "_router";
+    this.createTable = b.createTable;
+    this.statementTimeout = b.statementTimeout;
+  }
+
+  /** A builder; {@link Builder#dataSource(DataSource)} is required. */
+  public static Builder builder() {
+    return new Builder();
+  }
+
+  /**
+   * The DDL of the two tables.
+   *
+   * @param mysql whether the database is MariaDB/MySQL ({@code MEDIUMTEXT} columns); else {@code TEXT} (PostgreSQL,
+   *     H2)
+   * @throws IllegalArgumentException if {@code table} is not a plain SQL name
+   */
+  public static List<String> ddl(String table, boolean mysql) {
+    JdbcSession.checkTable("table", table);
+    String text = mysql ? "MEDIUMTEXT" : "TEXT      ";
+    return List.of("CREATE TABLE IF NOT EXISTS " + table + " (\n"
+            + "  name          VARCHAR(128) NOT NULL PRIMARY KEY,\n"
+            + "  gene_bits     INT          NOT NULL,\n"
+            + "  version       BIGINT       NOT NULL,\n"
+            + "  bucket_map    " + text + "   NOT NULL,\n"
+            + "  bucket_states " + text + "   NOT NULL\n"
+            + ")",
+        "CREATE TABLE IF NOT EXISTS " + table + "_router (\n"
+            + "  name      VARCHAR(128) NOT NULL,\n"
+            + "  router_id VARCHAR(128) NOT NULL,\n"
+            + "  version   BIGINT       NOT NULL,\n"
+            + "  seen_at   BIGINT       NOT NULL,\n"
+            + "  PRIMARY KEY (name, router_id)\n"
+            + ")");
+  }
+
+  private interface Work<T> {
+    T run(JdbcSession s) throws SQLException;
+  }
+
+  private <T> T run(String what, Work<T> work) {
+    try (JdbcSession s = JdbcSession.open(dataSource.getConnection(), statementTimeout, true)) {
+      ensureTables(s);
+      return work.run(s);
+    } catch (SQLException e) {
+      throw new GeneIdException("the JDBC bucket map store (table " + table + ") could not " + what + ": "
+          + e.getMessage(), e);
+    }
+  }
+
+  private void ensureTables(JdbcSession s) throws SQLException {
+    if (!createTable || tableReady) {
+      return;
+    }
+    synchronized (this) {
+      if (tableReady) {
+        return;
+      }
+      for (String ddl : ddl(table, JdbcSession.Dialect.of(s.connection()) == JdbcSession.Dialect.MYSQL)) {
+        try (Statement st = s.statement()) {
+          st.execute(ddl);
+        } catch (SQLException e) {
+          // concurrent CREATE TABLE IF NOT EXISTS can fail on PostgreSQL; fine if the table is there now
+          try (Statement st = s.statement()) {
+            st.executeQuery("SELECT 1 FROM " + (ddl.contains(table + "_router") ? routerTable : table)
+                + " WHERE 1 = 0").close();
+          } catch (SQLException again) {
+            throw e;
+          }
+        }
+      }
+      tableReady = true;
+    }
+  }
+
+  @Override
+  public Optional<BucketMap> load(String name) {
+    return run("load map '" + name + "'", s -> {
+      try (PreparedStatement ps = s.prepare("SELECT gene_bits, version, bucket_map, bucket_states FROM " + table
+          + " WHERE name = ?")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (!rs.next()) {
+            return Optional.empty();
+          }
+          try {
+            return Optional.of(BucketMap.parse(rs.getInt(1), rs.getLong(2), rs.getString(3), rs.getString(4)));
+          } catch (IllegalArgumentException e) {
+            throw new GeneIdException("bucket map '" + name + "' in table " + table + " cannot be read: "
+                + e.getMessage(), e);
+          }
+        }
+      }
+    });
+  }
+
+  @Override
+  public boolean compareAndSet(String name, long expectedVersion, BucketMap map) {
+    if (map.version() <= expectedVersion) {
+      throw new IllegalArgumentException("a new bucket map must have a version above " + expectedVersion
+          + " but had " + map.version());
+    }
+    return run("store map '" + name + "' at version " + map.version(), s -> {
+      if (expectedVersion < 0) {
+        try (PreparedStatement ps = s.prepare("INSERT INTO " + table
+            + " (name, gene_bits, version, bucket_map, bucket_states) VALUES (?, ?, ?, ?, ?)")) {
+          ps.setString(1, name);
+          ps.setInt(2, map.geneBits());
+          ps.setLong(3, map.version());
+          ps.setString(4, map.format());
+          ps.setString(5, map.formatStates());
+          return ps.executeUpdate() == 1;
+        } catch (SQLException e) {
+          if (JdbcSession.isDuplicate(e)) {
+            return false;
+          }
+          throw e;
+        }
+      }
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET version = ?, bucket_map = ?, bucket_states = ?"
+          + " WHERE name = ? AND version = ? AND gene_bits = ?")) {
+        ps.setLong(1, map.version());
+        ps.setString(2, map.format());
+        ps.setString(3, map.formatStates());
+        ps.setString(4, name);
+        ps.setLong(5, expectedVersion);
+        ps.setInt(6, map.geneBits());
+        return ps.executeUpdate() == 1;
+      }
+    });
+  }
+
+  @Override
+  public void heartbeat(String name, String routerId, long version, long nowMillis) {
+    run("record router " + routerId + " of map '" + name + "'", s -> {
+      try (PreparedStatement update = s.prepare("UPDATE " + routerTable + " SET version = ?, seen_at = ?"
+          + " WHERE name = ? AND router_id = ?")) {
+        update.setLong(1, version);
+        update.setLong(2, nowMillis);
+        update.setString(3, name);
+        update.setString(4, routerId);
+        if (update.executeUpdate() == 1) {
+          return null;
+        }
+        try (PreparedStatement insert = s.prepare("INSERT INTO " + routerTable
+            + " (name, router_id, version, seen_at) VALUES (?, ?, ?, ?)")) {
+          insert.setString(1, name);
+          insert.setString(2, routerId);
+          insert.setLong(3, version);
+          insert.setLong(4, nowMillis);
+          insert.executeUpdate();
+        } catch (SQLException e) {
+          if (!JdbcSession.isDuplicate(e)) {
+            throw e;
+          }
+          update.executeUpdate(); // another thread of this router inserted it first
+        }
+        return null;
+      }
+    });
+  }
+
+  @Override
+  public List<RouterHeartbeat> routers(String name) {
+    return run("list the routers of map '" + name + "'", s -> {
+      try (PreparedStatement ps = s.prepare("SELECT router_id, version, seen_at FROM " + routerTable
+          + " WHERE name = ? ORDER BY router_id")) {
+        ps.setString(1, name);
+        List<RouterHeartbeat> result = new ArrayList<>();
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            result.add(new RouterHeartbeat(rs.getString(1), rs.getLong(2), rs.getLong(3)));
+          }
+        }
+        return result;
+      }
+    });
+  }
+
+  @Override
+  public String toString() {
+    return "JdbcBucketMapStore[table " + table + "]";
+  }
+
+  /** Settings of a {@link JdbcBucketMapStore}. */
+  public static final class Builder {
+    private @Nullable DataSource dataSource;
+    private String table = DEFAULT_TABLE;
+    private boolean createTable;
+    private Duration statementTimeout = Duration.ofSeconds(5);
+
+    private Builder() {}
+
+    /** A pool such as HikariCP. The store never closes it. */
+    public Builder dataSource(DataSource dataSource) {
+      this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+      return this;
+    }
+
+    /** The map table's name (a plain SQL name); routers go to this name + {@code _router}. */
+    public Builder table(String table) {
+      this.table = Objects.requireNonNull(table, "table");
+      return this;
+    }
+
+    /** Whether to create both tables ({@link #ddl(String, boolean)}) before the first statement. Default false. */
+    public Builder createTable(boolean createTable) {
+      this.createTable = createTable;
+      return this;
+    }
+
+    /** The query timeout of every statement, in [1 s, 1 h]. Default 5 s. */
+    public Builder statementTimeout(Duration timeout) {
+      this.statementTimeout = io.geneid.core.internal.Checks.duration("statement timeout", timeout,
+          Duration.ofSeconds(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * The store.
+     *
+     * @throws IllegalArgumentException for a table name that is not a plain SQL name
+     * @throws NullPointerException without a data source
+     */
+    public JdbcBucketMapStore build() {
+      return new JdbcBucketMapStore(this);
+    }
+  }
+}
