@@ -1,6 +1,7 @@
 package io.geneid.shardingsphere;
 
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.Genes;
 import java.util.ArrayList;
@@ -36,7 +37,10 @@ import org.jspecify.annotations.Nullable;
  *
  * <p>{@code gene(value)} is {@link Genes#ofKey(Object, int)} with {@code gene-bits} gene bits: whole numbers
  * (a gene id, a numeric parent key) by their low bits, strings and UUIDs by CRC-32C. Bind numeric keys as numbers:
- * the string {@code "42"} is hashed, it does not route like the number 42.
+ * the string {@code "42"} is hashed, it does not route like the number 42. With {@code string-ids: true}, a string
+ * of the configured {@link GeneIdStringFormat} (a string id of {@code GENE_SNOWFLAKE} or {@code GENE_SEGMENT} with the
+ * same {@code string-id-*} properties) routes by the gene of the number it encodes, so a string child id lands with
+ * its numeric parent and a numeric child with its string parent; every other string is hashed as before.
  *
  * <p>One class serves every strategy form:
  * <ul>
@@ -56,6 +60,10 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>gene-bits</td><td>G of the id layout, in [0, 16]: must equal the key generator's</td><td>6</td></tr>
  *   <tr><td>gene-divisor</td><td>divides the gene before the modulo, in [1, 2^gene-bits], with
  *       {@code sharding-count * gene-divisor <= 2^gene-bits}</td><td>1</td></tr>
+ *   <tr><td>string-ids, string-id-prefix, string-id-date</td><td>recognise string ids of this format and route
+ *       them by the gene of their number (as the key generator's)</td><td>false, none, false</td></tr>
+ *   <tr><td>epoch, timestamp-bits, worker-bits, sequence-bits</td><td>only with {@code string-id-date: true}: the
+ *       key generator's layout, to check each date part against its id</td><td>the defaults</td></tr>
  * </table>
  *
  * <h2>Two levels</h2>
@@ -74,9 +82,15 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   static final String SHARDING_COUNT = GeneRouting.SHARDING_COUNT;
   static final String GENE_BITS = SettingsReader.GENE_BITS;
   static final String GENE_DIVISOR = GeneRouting.GENE_DIVISOR;
-  private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR);
+  private static final List<String> LAYOUT_PROPERTIES = List.of(SettingsReader.EPOCH, SettingsReader.TIMESTAMP_BITS,
+      SettingsReader.WORKER_BITS, SettingsReader.SEQUENCE_BITS);
+  private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR,
+      SettingsReader.STRING_IDS, SettingsReader.STRING_ID_PREFIX, SettingsReader.STRING_ID_DATE,
+      SettingsReader.EPOCH, SettingsReader.TIMESTAMP_BITS, SettingsReader.WORKER_BITS, SettingsReader.SEQUENCE_BITS);
 
   private @Nullable GeneRouting routing;
+  /** String ids routed by the gene of the number they encode, or null: every string is hashed. */
+  private @Nullable GeneIdStringFormat strings;
   /** The last set of targets found sound, so each set is checked once, on its first routing call. */
   private volatile Collection<String> checkedTargets = List.of();
 
@@ -100,6 +114,16 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + " properties " + e.getMessage(), e);
     }
+    boolean date = p.bool(SettingsReader.STRING_ID_DATE, false);
+    if (!date || !p.bool(SettingsReader.STRING_IDS, false)) {
+      for (String key : LAYOUT_PROPERTIES) {
+        if (p.has(key)) {
+          throw new IllegalArgumentException(p.nameOf(key) + " only serves to check the date part of string ids"
+              + " (" + SettingsReader.STRING_IDS + ": true, " + SettingsReader.STRING_ID_DATE + ": true); remove it");
+        }
+      }
+    }
+    this.strings = p.stringFormat(date && p.bool(SettingsReader.STRING_IDS, false) ? p.layout() : null);
   }
 
   // ---------------------------------------------------------------- standard
@@ -217,6 +241,10 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
           + " number, a String or a UUID");
     }
     try {
+      GeneIdStringFormat f = strings;
+      if (f != null && value instanceof CharSequence text && f.matches(text)) {
+        return Genes.of(f.parse(text), routing().geneBits()); // a string id: the gene of its number
+      }
       return Genes.ofKey(value, routing().geneBits());
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + ": cannot route " + where + " = " + value + ": " + e.getMessage(), e);
@@ -306,6 +334,7 @@ public final class GeneModShardingAlgorithm implements StandardShardingAlgorithm
   @Override
   public String toString() {
     GeneRouting r = routing;
-    return TYPE + "[" + (r == null ? "not initialised" : r.toString()) + "]";
+    GeneIdStringFormat f = strings;
+    return TYPE + "[" + (r == null ? "not initialised" : r.toString()) + (f == null ? "" : ", " + f) + "]";
   }
 }
