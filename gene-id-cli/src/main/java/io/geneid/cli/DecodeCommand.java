@@ -27,7 +27,7 @@ final class DecodeCommand extends LayoutSubcommand {
   GeneIdCli cli;
 
   @Parameters(arity = "1..*", paramLabel = "<id>", description = "Ids to decode: decimal, or string ids (a prefix,"
-      + " an optional yyyyMMdd date and 13 base-32 digits, e.g. ORD202611250SZ1R7K3J2W0C).")
+      + " an optional yyyyMMdd date and 13 base-32 digits, e.g. ORD2026112206Y375A2W3G0P).")
   List<String> ids = new ArrayList<>();
 
   @Option(names = "--string-id-prefix", paramLabel = "<prefix>",

@@ -12,7 +12,7 @@ import org.jspecify.annotations.Nullable;
  * worker and time stay readable from the string).
  *
  * <pre>
- *   ORD 20261125 0SZ1R7K3J2W0C
+ *   ORD 20261122 06Y375A2W3G0P
  *   |   |        +-- the id, 13 base-32 digits, most significant first (first digit 0-7: 63 bits)
  *   |   +----------- the UTC day (yyyyMMdd) of the id's own timestamp, optional
  *   +--------------- the prefix, optional: 1 to 32 of A-Z a-z 0-9 _ - . :

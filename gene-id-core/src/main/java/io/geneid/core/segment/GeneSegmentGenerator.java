@@ -217,17 +217,22 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     Batches.checkCount(n);
     Object first = ParentKeys.peek();
     long[] ids = new long[n];
-    takeValues(ids, n);
     if (first == null) {
+      takeValues(ids, n);
       for (int i = 0; i < n; i++) {
         ids[i] = compose(ids[i], ids[i] & maxGene);
       }
       return ids;
     }
+    long[] genes = new long[n]; // every key read (a per-row scope that is too short fails) before a value is taken
     long gene = Genes.ofKey(first, geneBits);
     for (int i = 0; i < n; i++) {
       Object key = i == 0 ? first : ParentKeys.peek(i);
-      ids[i] = compose(ids[i], key == first ? gene : Genes.ofKey(key, geneBits));
+      genes[i] = key == first ? gene : Genes.ofKey(key, geneBits);
+    }
+    takeValues(ids, n);
+    for (int i = 0; i < n; i++) {
+      ids[i] = compose(ids[i], genes[i]);
     }
     ParentKeys.take(n); // taken once the ids are made: a call that fails takes no key
     return ids;

@@ -51,6 +51,7 @@ class GeneSegmentBatchTest {
       assertThatThrownBy(() -> g.nextIds(3)).isInstanceOf(IllegalStateException.class)
           .hasMessage("GeneContext scope holds 2 parent keys but id number 3 was requested");
       long[] ids = g.nextIds(2);
+      assertThat(g.valueOf(ids[0])).as("the failed call took no value").isEqualTo(65);
       assertThat(g.getGene(ids[0])).isEqualTo(5);
       assertThat(g.getGene(ids[1])).isEqualTo(70 & 63);
     }
