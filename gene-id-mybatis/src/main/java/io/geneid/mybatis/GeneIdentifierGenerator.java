@@ -42,11 +42,9 @@ import org.jspecify.annotations.Nullable;
  * </ul>
  * The entity's own parent key wins over an open {@link GeneContext} scope.
  *
- * <p><b>String ids.</b> Built with a {@link GeneIdStringFormat}, an entity whose {@code ASSIGN_ID} property is a
- * {@code String} gets the id's string form ({@code ORD20261125...}), which {@code GENE_MOD} with the same
- * {@code string-id-*} properties routes by its gene. MyBatis-Plus 3.5.16 calls {@code nextId} for every
- * {@code ASSIGN_ID} key and converts the number to the property's type ({@code nextUUID} only serves
- * {@code ASSIGN_UUID}), so {@code nextId} returns a {@link Number} whose {@code toString()} is the string form.
+ * <p><b>String ids.</b> For {@code String} id properties that should hold gene string ids ({@code ORD20261122...})
+ * use {@link GeneStringIdentifierGenerator}; this generator gives them the decimal digits MyBatis-Plus makes of the
+ * number, which {@code GENE_MOD} hashes like any string.
  *
  * <p><b>Batches.</b> MyBatis-Plus asks for one id per entity, also in {@code saveBatch} and {@code insert(Collection)}
  * (its hook has no count), so each id is one call here; {@link GeneIdGenerator#nextIds(int)} serves callers that
@@ -64,7 +62,6 @@ import org.jspecify.annotations.Nullable;
 public final class GeneIdentifierGenerator implements IdentifierGenerator {
 
   private final GeneIdGenerator generator;
-  private final @Nullable GeneIdStringFormat strings;
   private final ClassValue<EntityGenePlan> plans = new ClassValue<>() {
     @Override
     protected EntityGenePlan computeValue(Class<?> type) {
@@ -77,18 +74,7 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
    * generator.
    */
   public GeneIdentifierGenerator(GeneIdGenerator generator) {
-    this(generator, null);
-  }
-
-  /**
-   * Issues ids from {@code generator}, and for entities whose id property is a {@code String}, string ids of
-   * {@code strings} ({@code null}: the decimal digits MyBatis-Plus makes of a number, which {@code GENE_MOD} would hash
-   * rather than route by gene). A {@link GeneSource @GeneSource} String holding a string id of this format gives the
-   * gene of the number it encodes, so a child of a string-id parent lands with it.
-   */
-  public GeneIdentifierGenerator(GeneIdGenerator generator, @Nullable GeneIdStringFormat strings) {
     this.generator = Objects.requireNonNull(generator, "generator");
-    this.strings = strings;
   }
 
   /**
@@ -124,79 +110,29 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
    *     {@code @GeneSource} field or one of an unsupported type, or if the generator cannot issue an id
    */
   @Override
-  public Number nextId(@Nullable Object entity) {
-    if (entity == null) {
-      return generator.nextId();
-    }
-    EntityGenePlan plan = plans.get(entity.getClass());
-    Object parentKey = plan.parentKey(entity);
-    GeneIdStringFormat f = strings;
-    if (f != null && parentKey instanceof String text && f.matches(text)) {
-      parentKey = f.parse(text); // a string id: the gene of its number
-    }
-    long id = parentKey == null ? plan.spread().nextId(generator) : generator.nextIdForKey(parentKey);
-    return f != null && plan.stringId() ? new StringFormId(id, f.format(id)) : id;
-  }
-
-  /** The string form ids of String id properties take, or null. */
-  public @Nullable GeneIdStringFormat strings() {
-    return strings;
+  public Long nextId(@Nullable Object entity) {
+    return id(entity, null);
   }
 
   /**
-   * The id of an entity with a String id property: the number, whose {@link #toString()} is its string form.
-   * MyBatis-Plus (3.5.x, {@code IdType.ASSIGN_ID}) always asks {@code nextId} and converts the number to the id
-   * property's type; for a String property that conversion is {@code toString()}.
+   * The id for {@code entity}; with {@code strings}, a {@link GeneSource @GeneSource} String holding a string id of
+   * that format gives the gene of the number it encodes.
    */
-  static final class StringFormId extends Number implements Comparable<StringFormId> {
-    private static final long serialVersionUID = 1L;
-    private final long id;
-    private final String text;
-
-    StringFormId(long id, String text) {
-      this.id = id;
-      this.text = text;
+  long id(@Nullable Object entity, @Nullable GeneIdStringFormat strings) {
+    if (entity == null) {
+      return generator.nextId();
     }
-
-    @Override
-    public int intValue() {
-      return (int) id;
+    EntityGenePlan plan = plan(entity);
+    Object parentKey = plan.parentKey(entity);
+    if (strings != null && parentKey instanceof String text && strings.matches(text)) {
+      parentKey = strings.parse(text); // a string id: the gene of its number
     }
+    return parentKey == null ? plan.spread().nextId(generator) : generator.nextIdForKey(parentKey);
+  }
 
-    @Override
-    public long longValue() {
-      return id;
-    }
-
-    @Override
-    public float floatValue() {
-      return id;
-    }
-
-    @Override
-    public double doubleValue() {
-      return id;
-    }
-
-    @Override
-    public int compareTo(StringFormId o) {
-      return Long.compare(id, o.id);
-    }
-
-    @Override
-    public boolean equals(@Nullable Object o) {
-      return o instanceof StringFormId other && other.id == id;
-    }
-
-    @Override
-    public int hashCode() {
-      return Long.hashCode(id);
-    }
-
-    @Override
-    public String toString() {
-      return text;
-    }
+  /** The plan of the entity's class, computed once per class. */
+  EntityGenePlan plan(Object entity) {
+    return plans.get(entity.getClass());
   }
 
   /** The generator ids come from. */

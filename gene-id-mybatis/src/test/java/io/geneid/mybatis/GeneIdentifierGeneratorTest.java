@@ -111,7 +111,7 @@ class GeneIdentifierGeneratorTest {
   @Test
   void longSourceGivesTheParentsGene() {
     for (long parent : new long[] {0, 1, 63, 64, 65, 1_234_567_890_123L, Long.MAX_VALUE}) {
-      long id = generator.nextId(with(new LongChild(), c -> c.parentId = parent)).longValue();
+      long id = generator.nextId(with(new LongChild(), c -> c.parentId = parent));
       assertThat(layout.geneOf(id)).as("parent %d", parent).isEqualTo(parent & layout.maxGene());
       assertThat(layout.decode(id).workerId()).isEqualTo(11);
     }
@@ -119,27 +119,27 @@ class GeneIdentifierGeneratorTest {
 
   @Test
   void primitiveAndIntegerAndBigIntegerSources() {
-    long id = generator.nextId(with(new PrimitiveChild(), c -> c.parentId = 1000)).longValue();
+    long id = generator.nextId(with(new PrimitiveChild(), c -> c.parentId = 1000));
     assertThat(layout.geneOf(id)).isEqualTo(1000 & layout.maxGene());
-    id = generator.nextId(with(new IntegerParentChild(), c -> c.parentId = 77)).longValue();
+    id = generator.nextId(with(new IntegerParentChild(), c -> c.parentId = 77));
     assertThat(layout.geneOf(id)).isEqualTo(77 & layout.maxGene());
     BigInteger big = BigInteger.valueOf(987_654_321L);
-    id = generator.nextId(with(new BigIntegerChild(), c -> c.parentId = big)).longValue();
+    id = generator.nextId(with(new BigIntegerChild(), c -> c.parentId = big));
     assertThat(layout.geneOf(id)).isEqualTo(987_654_321L & layout.maxGene());
   }
 
   @Test
   void stringAndUuidSourcesAreHashed() {
-    long id = generator.nextId(with(new StringChild(), c -> c.customerCode = "customer-42@example.com")).longValue();
+    long id = generator.nextId(with(new StringChild(), c -> c.customerCode = "customer-42@example.com"));
     assertThat(layout.geneOf(id)).isEqualTo(layout.geneOf("customer-42@example.com"));
     UUID device = UUID.fromString("123e4567-e89b-12d3-a456-426614174000");
-    id = generator.nextId(with(new UuidChild(), c -> c.deviceId = device)).longValue();
+    id = generator.nextId(with(new UuidChild(), c -> c.deviceId = device));
     assertThat(layout.geneOf(id)).isEqualTo(layout.geneOf("123e4567-e89b-12d3-a456-426614174000"));
   }
 
   @Test
   void sourceInASuperclassIsFound() {
-    long id = generator.nextId(with(new InheritedSource(), c -> c.ownerId = 4242L)).longValue();
+    long id = generator.nextId(with(new InheritedSource(), c -> c.ownerId = 4242L));
     assertThat(layout.geneOf(id)).isEqualTo(4242L & layout.maxGene());
   }
 
@@ -150,9 +150,9 @@ class GeneIdentifierGeneratorTest {
     Set<Long> fromRoot = new HashSet<>();
     Set<Long> fromNullSource = new HashSet<>();
     for (int i = 0; i < genes; i++) {
-      fromNull.add(layout.geneOf(generator.nextId(null).longValue()));
-      fromRoot.add(layout.geneOf(generator.nextId(new Root()).longValue()));
-      fromNullSource.add(layout.geneOf(generator.nextId(new LongChild()).longValue()));
+      fromNull.add(layout.geneOf(generator.nextId(null)));
+      fromRoot.add(layout.geneOf(generator.nextId(new Root())));
+      fromNullSource.add(layout.geneOf(generator.nextId(new LongChild())));
     }
     // a null entity takes the generator's spread, each entity class its own: 64 ids of one spread hit every gene
     Set<Long> all = new HashSet<>(fromNull);
@@ -172,8 +172,8 @@ class GeneIdentifierGeneratorTest {
       Set<Long> roots = new HashSet<>();
       Set<Long> nullSources = new HashSet<>();
       for (int i = 0; i < genes; i++) {
-        roots.add(layout.geneOf(generator.nextId(new Root()).longValue()));
-        nullSources.add(layout.geneOf(generator.nextId(new LongChild()).longValue()));
+        roots.add(layout.geneOf(generator.nextId(new Root())));
+        nullSources.add(layout.geneOf(generator.nextId(new LongChild())));
       }
       assertThat(roots).as("cycle %d", cycle).hasSize(genes);
       assertThat(nullSources).as("cycle %d", cycle).hasSize(genes);
@@ -183,13 +183,13 @@ class GeneIdentifierGeneratorTest {
   @Test
   void entityWithoutSourceFollowsAnOpenScopeButItsOwnSourceWins() {
     try (var scope = GeneContext.inherit(5L)) {
-      assertThat(layout.geneOf(generator.nextId(null).longValue())).isEqualTo(5);
-      assertThat(layout.geneOf(generator.nextId(new Root()).longValue())).isEqualTo(5);
-      assertThat(layout.geneOf(generator.nextId(new LongChild()).longValue())).isEqualTo(5);
-      assertThat(layout.geneOf(generator.nextId(with(new LongChild(), c -> c.parentId = 9L)).longValue())).isEqualTo(9);
+      assertThat(layout.geneOf(generator.nextId(null))).isEqualTo(5);
+      assertThat(layout.geneOf(generator.nextId(new Root()))).isEqualTo(5);
+      assertThat(layout.geneOf(generator.nextId(new LongChild()))).isEqualTo(5);
+      assertThat(layout.geneOf(generator.nextId(with(new LongChild(), c -> c.parentId = 9L)))).isEqualTo(9);
     }
     try (var scope = GeneContext.inheritEach(List.of(1L, 2L, 3L))) {
-      assertThat(IntStream.range(0, 3).mapToLong(i -> layout.geneOf(generator.nextId(new Root()).longValue())))
+      assertThat(IntStream.range(0, 3).mapToLong(i -> layout.geneOf(generator.nextId(new Root()))))
           .containsExactly(1L, 2L, 3L);
     }
   }
@@ -199,20 +199,20 @@ class GeneIdentifierGeneratorTest {
     Set<Long> ids = new HashSet<>();
     for (int i = 0; i < 20_000; i++) {
       int p = i;
-      assertThat(ids.add(generator.nextId(with(new LongChild(), c -> c.parentId = (long) (p % 7))).longValue())).isTrue();
-      assertThat(ids.add(generator.nextId(new Root()).longValue())).isTrue();
-      assertThat(ids.add(generator.nextId(null).longValue())).isTrue();
+      assertThat(ids.add(generator.nextId(with(new LongChild(), c -> c.parentId = (long) (p % 7))))).isTrue();
+      assertThat(ids.add(generator.nextId(new Root()))).isTrue();
+      assertThat(ids.add(generator.nextId(null))).isTrue();
     }
   }
 
   @Test
   void narrowIdFieldIsRefusedNamingClassAndField() {
-    assertThatThrownBy(() -> generator.nextId(with(new NarrowId(), c -> c.parentId = 1L)).longValue())
+    assertThatThrownBy(() -> generator.nextId(with(new NarrowId(), c -> c.parentId = 1L)))
         .isInstanceOf(GeneIdException.class)
         .hasMessage(NarrowId.class.getName() + ".id is of type java.lang.Integer and cannot hold a 64-bit id"
             + " (MyBatis-Plus would truncate it, and truncated ids collide): declare the id Long, long, BigInteger"
             + " or String");
-    assertThatThrownBy(() -> generator.nextId(new NarrowPrimitiveId()).longValue())
+    assertThatThrownBy(() -> generator.nextId(new NarrowPrimitiveId()))
         .isInstanceOf(GeneIdException.class)
         .hasMessage(NarrowPrimitiveId.class.getName() + ".id is of type int and cannot hold a 64-bit id (MyBatis-Plus"
             + " would truncate it, and truncated ids collide): declare the id Long, long, BigInteger or String");
@@ -221,12 +221,12 @@ class GeneIdentifierGeneratorTest {
   /** #12 item 9: MyBatis-Plus rounded such ids (1,000 distinct ids became 42 keys, the gene bits destroyed). */
   @Test
   void floatingPointIdFieldsAreRefusedNamingClassAndField() {
-    assertThatThrownBy(() -> generator.nextId(new DoubleId()).longValue())
+    assertThatThrownBy(() -> generator.nextId(new DoubleId()))
         .isInstanceOf(GeneIdException.class)
         .hasMessage(DoubleId.class.getName() + ".id is of type java.lang.Double and cannot hold a 64-bit id exactly"
             + " (MyBatis-Plus would round it: distinct ids become one key and the gene bits are lost): declare the id"
             + " Long, long, BigInteger or String");
-    assertThatThrownBy(() -> generator.nextId(new FloatPrimitiveId()).longValue())
+    assertThatThrownBy(() -> generator.nextId(new FloatPrimitiveId()))
         .hasMessageStartingWith(FloatPrimitiveId.class.getName() + ".id is of type float and cannot hold a 64-bit id");
   }
 
@@ -238,7 +238,7 @@ class GeneIdentifierGeneratorTest {
 
   @Test
   void twoSourcesAreRefused() {
-    assertThatThrownBy(() -> generator.nextId(new TwoSources()).longValue())
+    assertThatThrownBy(() -> generator.nextId(new TwoSources()))
         .isInstanceOf(GeneIdException.class)
         .hasMessage(TwoSources.class.getName() + " has 2 fields annotated @GeneSource (" + TwoSources.class.getName()
             + ".orderId, " + TwoSources.class.getName() + ".userId): annotate exactly one, the parent key");
@@ -246,7 +246,7 @@ class GeneIdentifierGeneratorTest {
 
   @Test
   void unsupportedSourceTypeIsRefused() {
-    assertThatThrownBy(() -> generator.nextId(new BadSourceType()).longValue())
+    assertThatThrownBy(() -> generator.nextId(new BadSourceType()))
         .isInstanceOf(GeneIdException.class)
         .hasMessage(BadSourceType.class.getName() + ".createdAt is of type java.time.Instant: a @GeneSource field must be"
             + " a long, int, short, byte, Long, Integer, Short, Byte, BigInteger, String or UUID");

@@ -15,7 +15,7 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.GeneSource;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.mybatis.GeneIdentifierGenerator;
+import io.geneid.mybatis.GeneStringIdentifierGenerator;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
@@ -117,7 +117,7 @@ class MybatisPlusStringIdH2Test {
 
     @Bean
     IdentifierGenerator identifierGenerator() {
-      return new GeneIdentifierGenerator(GeneSnowflakeGenerator.builder().workerId(18).buildUnshared(), ORD);
+      return new GeneStringIdentifierGenerator(GeneSnowflakeGenerator.builder().workerId(18).buildUnshared(), ORD);
     }
 
     @Bean
