@@ -6,6 +6,7 @@
 Nothing here calls gene-id: CRC-32C, the bit layout and the routing rule are written out again from the spec, so
 the Java test that checks the vectors (SpecVectorsTest in gene-id-core) cross-checks the two.
 """
+import datetime
 import json
 import uuid
 
@@ -52,6 +53,8 @@ vectors = {
                     "gene": gene_of_string(str(uuid.UUID(u)), g)} for u in uuids for g in gene_bits],
     "layouts": [],
     "routing": [],
+    "stringIds": [],
+    "badStringIds": [],
 }
 
 epoch_2025 = 1735689600000  # 2025-01-01T00:00:00Z
@@ -81,6 +84,44 @@ for g, count, divisor in [(6, 4, 1), (6, 2, 1), (6, 2, 4), (6, 3, 1), (6, 64, 1)
         if gene <= mask(g):
             vectors["routing"].append({"geneBits": g, "shardingCount": count, "geneDivisor": divisor, "gene": gene,
                                        "index": route(gene, count, divisor)})
+
+ALPHABET = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+
+def format_id(id, prefix="", date_epoch_millis=None, t=41):
+    digits = "".join(ALPHABET[(id >> (5 * i)) & 31] for i in reversed(range(13)))
+    if date_epoch_millis is None:
+        return prefix + digits
+    unix_millis = date_epoch_millis + (id >> (63 - t))
+    day = datetime.datetime.fromtimestamp(unix_millis // 1000, datetime.timezone.utc)
+    return prefix + day.strftime("%Y%m%d") + digits
+
+default = layouts[0]
+midnight = 1764028800000  # 2025-11-25T00:00:00Z
+string_ids = [0, 1, 31, 32, 1023, 2 ** 63 - 1,
+              compose(default, midnight - 1 - epoch_2025, 3, 7, 42),   # 23:59:59.999 on 2025-11-24
+              compose(default, midnight - epoch_2025, 3, 7, 42),       # 00:00:00.000 on 2025-11-25
+              compose(default, 123_456_789_012, 255, 255, 63)]
+for sid in string_ids:
+    for prefix, date in [("", False), ("ORD", False), ("ORD", True), ("x-1.", True)]:
+        text = format_id(sid, prefix, epoch_2025 if date else None)
+        assert len(text) == len(prefix) + (8 if date else 0) + 13
+        vectors["stringIds"].append({"id": str(sid), "prefix": prefix, "date": date, "string": text,
+                                     "gene": gene_of_number(sid, 6)})
+
+ok = format_id(compose(default, midnight - epoch_2025, 3, 7, 42), "ORD", epoch_2025)
+bad = [
+    (ok[:-1] + ok[-1].lower() if ok[-1].isalpha() else ok[:-1] + "a", "ORD", True, "a lower-case digit"),
+    (ok[:-1] + "U", "ORD", True, "U is no digit"),
+    (ok[:-1] + "I", "ORD", True, "I is no digit"),
+    ("ORD" + ok[3:11] + "8" + ok[12:], "ORD", True, "a first digit above 7 (more than 63 bits)"),
+    (ok[:-1], "ORD", True, "one character short"),
+    ("INV" + ok[3:], "ORD", True, "another prefix"),
+    ("ORD20251126" + ok[11:], "ORD", True, "a day that is not the id's"),
+    ("ORD20251325" + ok[11:], "ORD", True, "a date that is no day"),
+    ("0000000000000O", "", False, "one character too long"),
+]
+for text, prefix, date, problem in bad:
+    vectors["badStringIds"].append({"string": text, "prefix": prefix, "date": date, "problem": problem})
 
 # one vector a line, so a diff shows which vector changed
 lines = ["{", '  "comment": ' + json.dumps(vectors.pop("comment"), ensure_ascii=False) + ","]

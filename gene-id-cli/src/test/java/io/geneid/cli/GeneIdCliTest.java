@@ -67,6 +67,39 @@ class GeneIdCliTest {
         "note                       this timestamp is 40 days in the future: was the id made with another layout?");
   }
 
+  @Test
+  void decodesStringIdsReadingTheirFormatFromTheirShape() {
+    long id = DEFAULTS.encode(new GeneIdParts(Instant.parse("2026-11-21T09:30:15.123Z"), 37, 200, 42));
+    String dated = io.geneid.core.GeneIdStringFormat.builder().prefix("ORD").date(DEFAULTS).build().format(id);
+    String plain = io.geneid.core.GeneIdStringFormat.plain().format(id);
+    CliRun run = CliRun.of("decode", dated, plain, "--zone", "UTC");
+    assertThat(run.status()).isZero();
+    assertThat(run.out()).contains("""
+        string id                  %s
+        prefix                     ORD
+        date part                  yes, the id's UTC day
+        id                         %d
+        timestamp                  2026-11-21T09:30:15.123Z
+        """.formatted(dated, id)).contains("""
+        string id                  %s
+        prefix                     (none)
+        date part                  no
+        id                         %d
+        """.formatted(plain, id)).contains("gene                       42\n");
+    assertThat(dated).startsWith("ORD20261121");
+    String altered = "ORD20261122" + dated.substring(11);
+    CliRun bad = CliRun.of("decode", altered);
+    assertThat(bad.status()).isEqualTo(2);
+    assertThat(bad.err()).startsWith("gene-id decode: id must be a whole number in [0, 9223372036854775807] or a"
+        + " string id (a prefix, an optional yyyyMMdd date and 13 base-32 digits) but was '" + altered
+        + "': string id '" + altered + "' has the date part 20261122 but its id");
+    CliRun configured = CliRun.of("decode", "--string-id-prefix", "INV", dated);
+    assertThat(configured.status()).isEqualTo(2);
+    assertThat(configured.err()).isEqualTo("gene-id decode: id must be a whole number in [0, 9223372036854775807] or"
+        + " a string id (of the format --string-id-prefix and --string-id-date give) but was '" + dated + "': string"
+        + " id '" + dated + "' must have 16 characters (prefix 'INV', 13 base-32 digits) but has 24\n");
+  }
+
   @ParameterizedTest
   @CsvSource(delimiter = '|', value = {
       "abc                  | gene-id decode: id must be a whole number in [0, 9223372036854775807] but was 'abc'",

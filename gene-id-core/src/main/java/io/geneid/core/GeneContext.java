@@ -65,7 +65,27 @@ public final class GeneContext {
       public void take() {
         Scope scope = CURRENT.get();
         if (scope != null && (scope = openOf(scope)) != null) {
-          scope.taken();
+          scope.taken(1);
+        }
+      }
+
+      @Override
+      public Object peek(int index) {
+        Scope scope = CURRENT.get();
+        if (scope != null) {
+          scope = openOf(scope);
+        }
+        if (scope == null) {
+          throw new IllegalStateException("no GeneContext scope is open on this thread");
+        }
+        return scope.peekKey(index);
+      }
+
+      @Override
+      public void take(int n) {
+        Scope scope = CURRENT.get();
+        if (scope != null && (scope = openOf(scope)) != null) {
+          scope.taken(n);
         }
       }
     });
@@ -300,23 +320,28 @@ public final class GeneContext {
 
     /**
      * The parent key for the next generated id, without taking it: a caller that may retry (a leased generator
-     * moving to another worker id) takes it with {@code taken()} once its id is made, so a failed call takes none.
+     * moving to another worker id) takes it with {@code taken(1)} once its id is made, so a failed call takes none.
      */
     Object peekKey() {
-      if (keys == null) {
-        return key;
-      }
-      if (used >= keys.size()) {
-        throw new IllegalStateException("GeneContext scope holds " + keys.size()
-            + " parent keys but id number " + (used + 1) + " was requested");
-      }
-      return keys.get(used);
+      return peekKey(0);
     }
 
-    /** Takes the key {@link #peekKey()} returned. */
-    void taken() {
+    /** The parent key of the id {@code offset} places after the next one, without taking it. */
+    Object peekKey(int offset) {
+      if (keys == null) {
+        return java.util.Objects.requireNonNull(key);
+      }
+      if (used + offset >= keys.size()) {
+        throw new IllegalStateException("GeneContext scope holds " + keys.size()
+            + " parent keys but id number " + (used + offset + 1) + " was requested");
+      }
+      return keys.get(used + offset);
+    }
+
+    /** Takes the {@code n} keys {@link #peekKey(int)} returned. */
+    void taken(int n) {
       if (keys != null) {
-        used++;
+        used += n;
       }
     }
 

@@ -25,6 +25,9 @@ import io.geneid.core.snowflake.GeneSnowflakeGenerator;
  */
 public interface GeneIdGenerator {
 
+  /** The largest batch of {@link #nextIds(int)} and {@link #nextIdsFor(long, int)}. */
+  int MAX_BATCH = 65_536;
+
   /**
    * An id for a root row (gene spread over all genes so roots balance over shards), or, while a
    * {@link GeneContext} scope is open on this thread, an id carrying the gene of the scope's parent key.
@@ -49,6 +52,28 @@ public interface GeneIdGenerator {
    * {@link GeneIdLayout#geneOfKey(Object)}).
    */
   long nextIdForKey(Object parentKey);
+
+  /**
+   * {@code n} ids, as {@code n} calls of {@link #nextId()} on this thread would make them (the open
+   * {@link GeneContext} scope's parent for each, or genes spread over all genes for root rows), but with each gene's
+   * ids reserved together: a snowflake generator reserves a run of a gene's sequence in one compare-and-set where
+   * one millisecond's sequence has room (borrowing as a single call does, never more than {@code maxBorrowMillis}
+   * ahead of the clock), a segment generator a run of values in one atomic step. Ids of one gene ascend in the order
+   * of the array. A call that throws returns no id (the ids it had reserved are a gap, never reissued), and takes no
+   * key of a per-row scope.
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}
+   * @throws IllegalStateException if a per-row {@link GeneContext} scope holds fewer than n parent keys
+   */
+  long[] nextIds(int n);
+
+  /**
+   * {@code n} ids carrying the gene of a numeric parent key, ascending: one run of the gene's sequence (see
+   * {@link #nextIds(int)}).
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}
+   */
+  long[] nextIdsFor(long parentKey, int n);
 
   /** The gene of an id or of any numeric key: {@code id & (2^G - 1)}. */
   long getGene(long id);

@@ -1,6 +1,7 @@
 package io.geneid.core;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -101,6 +102,35 @@ class SpecVectorsTest {
       GeneRouting routing = new GeneRouting(v.get("shardingCount").asInt(), v.get("geneDivisor").asInt(),
           v.get("geneBits").asInt());
       assertThat(routing.index(v.get("gene").asLong())).as("%s", v).isEqualTo(v.get("index").asInt());
+    }
+  }
+
+  private static GeneIdStringFormat format(JsonNode v) {
+    GeneIdStringFormat.Builder b = GeneIdStringFormat.builder().prefix(v.get("prefix").asText());
+    if (v.get("date").asBoolean()) {
+      b.date(GeneIdLayout.defaults());
+    }
+    return b.build();
+  }
+
+  @Test
+  void stringIdsAreWrittenAndReadAsTheSpecSays() {
+    for (JsonNode v : group("stringIds")) {
+      GeneIdStringFormat f = format(v);
+      long id = Long.parseLong(v.get("id").asText());
+      String text = v.get("string").asText();
+      assertThat(f.format(id)).as("%s", v).isEqualTo(text);
+      assertThat(f.parse(text)).as("%s", v).isEqualTo(id);
+      assertThat(Genes.of(f.parse(text), 6)).as("%s", v).isEqualTo(v.get("gene").asLong());
+    }
+  }
+
+  @Test
+  void badStringIdsAreRefused() {
+    for (JsonNode v : group("badStringIds")) {
+      GeneIdStringFormat f = format(v);
+      assertThatThrownBy(() -> f.parse(v.get("string").asText())).as("%s", v)
+          .isInstanceOf(IllegalArgumentException.class);
     }
   }
 }

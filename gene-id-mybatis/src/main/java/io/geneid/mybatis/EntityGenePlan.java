@@ -46,24 +46,28 @@ final class EntityGenePlan {
   /** The genes of this class's rows without a parent key: one spread per entity class, so each balances alone. */
   private final GeneSpread spread;
 
-  private EntityGenePlan(@Nullable MethodHandle getter, int geneBits) {
+  /** Whether the class's id property is a String. */
+  private final boolean stringId;
+
+  private EntityGenePlan(@Nullable MethodHandle getter, int geneBits, boolean stringId) {
     this.getter = getter;
     this.spread = new GeneSpread(geneBits);
+    this.stringId = stringId;
   }
 
   /** The plan of {@code type}, whose ids carry {@code geneBits} gene bits. */
   static EntityGenePlan of(Class<?> type, int geneBits) {
-    checkIdField(type);
+    boolean stringId = checkIdField(type) == String.class;
     Field source = findSource(type);
     if (source == null) {
       LOG.debug("{} has no @GeneSource field: its ids are spread over the genes", type.getName());
-      return new EntityGenePlan(null, geneBits);
+      return new EntityGenePlan(null, geneBits, stringId);
     }
     try {
       source.setAccessible(true);
       MethodHandle getter = MethodHandles.lookup().unreflectGetter(source).asType(GETTER_TYPE);
       LOG.debug("{} takes the gene of its ids from {}", type.getName(), source.getName());
-      return new EntityGenePlan(getter, geneBits);
+      return new EntityGenePlan(getter, geneBits, stringId);
     } catch (RuntimeException | IllegalAccessException e) {
       throw new GeneIdException("cannot read " + name(source) + ", the @GeneSource field of " + type.getName()
           + ": open its package to gene-id-mybatis (" + e.getMessage() + ")", e);
@@ -90,8 +94,13 @@ final class EntityGenePlan {
     return spread;
   }
 
-  /** Refuses an entity whose id property cannot hold a 64-bit id. */
-  private static void checkIdField(Class<?> type) {
+  /** Whether the class's id property is a String. */
+  boolean stringId() {
+    return stringId;
+  }
+
+  /** Refuses an entity whose id property cannot hold a 64-bit id; returns the id's type, null if unknown. */
+  private static @Nullable Class<?> checkIdField(Class<?> type) {
     String property = null;
     Class<?> keyType = null;
     TableInfo table = TableInfoHelper.getTableInfo(type);
@@ -122,6 +131,7 @@ final class EntityGenePlan {
           + keyType.getTypeName() + " and cannot hold a 64-bit id exactly (MyBatis-Plus would round it: distinct ids"
           + " become one key and the gene bits are lost): declare the id Long, long, BigInteger or String");
     }
+    return keyType;
   }
 
   private static @Nullable Field findSource(Class<?> type) {

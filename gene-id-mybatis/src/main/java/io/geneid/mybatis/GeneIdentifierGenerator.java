@@ -3,6 +3,7 @@ package io.geneid.mybatis;
 import com.baomidou.mybatisplus.core.incrementer.IdentifierGenerator;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.GeneSource;
 import io.geneid.core.internal.GeneSpread;
@@ -40,6 +41,14 @@ import org.jspecify.annotations.Nullable;
  *       one from the generator's own spread.
  * </ul>
  * The entity's own parent key wins over an open {@link GeneContext} scope.
+ *
+ * <p><b>String ids.</b> For {@code String} id properties that should hold gene string ids ({@code ORD20261122...})
+ * use {@link GeneStringIdentifierGenerator}; this generator gives them the decimal digits MyBatis-Plus makes of the
+ * number, which {@code GENE_MOD} hashes like any string.
+ *
+ * <p><b>Batches.</b> MyBatis-Plus asks for one id per entity, also in {@code saveBatch} and {@code insert(Collection)}
+ * (its hook has no count), so each id is one call here; {@link GeneIdGenerator#nextIds(int)} serves callers that
+ * know how many ids they need.
  *
  * <p>The lookup of the source field is done once per entity class. An entity whose id property is too narrow for a
  * 64-bit id ({@code Integer}, {@code int}, {@code Short}, {@code short}, {@code Byte}, {@code byte}) is refused with a
@@ -102,12 +111,28 @@ public final class GeneIdentifierGenerator implements IdentifierGenerator {
    */
   @Override
   public Long nextId(@Nullable Object entity) {
+    return id(entity, null);
+  }
+
+  /**
+   * The id for {@code entity}; with {@code strings}, a {@link GeneSource @GeneSource} String holding a string id of
+   * that format gives the gene of the number it encodes.
+   */
+  long id(@Nullable Object entity, @Nullable GeneIdStringFormat strings) {
     if (entity == null) {
       return generator.nextId();
     }
-    EntityGenePlan plan = plans.get(entity.getClass());
+    EntityGenePlan plan = plan(entity);
     Object parentKey = plan.parentKey(entity);
+    if (strings != null && parentKey instanceof String text && strings.matches(text)) {
+      parentKey = strings.parse(text); // a string id: the gene of its number
+    }
     return parentKey == null ? plan.spread().nextId(generator) : generator.nextIdForKey(parentKey);
+  }
+
+  /** The plan of the entity's class, computed once per class. */
+  EntityGenePlan plan(Object entity) {
+    return plans.get(entity.getClass());
   }
 
   /** The generator ids come from. */

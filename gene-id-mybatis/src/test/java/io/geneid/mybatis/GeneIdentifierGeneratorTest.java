@@ -272,6 +272,8 @@ class GeneIdentifierGeneratorTest {
       @Override public long nextIdFor(long key) { calls.add("nextIdFor(" + key + ")"); return snowflake.nextIdFor(key); }
       @Override public long nextIdFor(String key) { calls.add("nextIdFor(" + key + ")"); return snowflake.nextIdFor(key); }
       @Override public long nextIdForKey(Object key) { calls.add("nextIdForKey(" + key + ")"); return snowflake.nextIdForKey(key); }
+      @Override public long[] nextIds(int n) { calls.add("nextIds(" + n + ")"); return snowflake.nextIds(n); }
+      @Override public long[] nextIdsFor(long key, int n) { calls.add("nextIdsFor(" + key + ", " + n + ")"); return snowflake.nextIdsFor(key, n); }
       @Override public long getGene(long id) { return snowflake.getGene(id); }
       @Override public int geneBits() { return snowflake.geneBits(); }
     };

@@ -53,8 +53,9 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm {
   public static final String TYPE = "GENE_BUCKET";
 
   static final String BUCKET_MAP = BucketMap.BUCKET_MAP;
-  private static final List<String> PROPERTIES = List.of(BUCKET_MAP, GeneRouting.SHARDING_COUNT,
-      SettingsReader.GENE_BITS, GeneRouting.GENE_DIVISOR);
+  private static final List<String> PROPERTIES = java.util.stream.Stream.concat(java.util.stream.Stream.of(BUCKET_MAP,
+      GeneRouting.SHARDING_COUNT, SettingsReader.GENE_BITS, GeneRouting.GENE_DIVISOR), STRING_ID_PROPERTIES.stream())
+      .toList();
   private static final int RULE_TEXT_LIMIT = 160;
 
   private volatile @Nullable BucketMap map;
@@ -91,6 +92,7 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + " properties " + e.getMessage(), e);
     }
+    readStringIds(p);
   }
 
   /** The map this algorithm routes with now. */

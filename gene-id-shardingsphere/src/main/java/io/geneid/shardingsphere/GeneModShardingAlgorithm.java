@@ -73,7 +73,8 @@ public final class GeneModShardingAlgorithm extends GeneShardingAlgorithm {
   static final String SHARDING_COUNT = GeneRouting.SHARDING_COUNT;
   static final String GENE_BITS = SettingsReader.GENE_BITS;
   static final String GENE_DIVISOR = GeneRouting.GENE_DIVISOR;
-  private static final List<String> PROPERTIES = List.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR);
+  private static final List<String> PROPERTIES = java.util.stream.Stream.concat(
+      java.util.stream.Stream.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR), STRING_ID_PROPERTIES.stream()).toList();
 
   private @Nullable GeneRouting routing;
 
@@ -97,6 +98,7 @@ public final class GeneModShardingAlgorithm extends GeneShardingAlgorithm {
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + " properties " + e.getMessage(), e);
     }
+    readStringIds(p);
   }
 
   @Override

@@ -52,6 +52,9 @@ import org.slf4j.LoggerFactory;
  *       <td>10s</td></tr>
  *   <tr><td>prefetch-retry</td><td>pause between background fetch attempts while the store fails, in [0, 10m]</td>
  *       <td>1s</td></tr>
+ *   <tr><td>string-ids</td><td>{@code true}: issue keys as strings ({@link io.geneid.core.GeneIdStringFormat}, no
+ *       date part: segment ids carry no time)</td><td>false</td></tr>
+ *   <tr><td>string-id-prefix</td><td>the strings' business prefix</td><td>none</td></tr>
  *   <tr><td>jdbc-url, jdbc-username, jdbc-password</td><td>the database of the segment table (DriverManager; keep
  *       it outside ShardingSphere)</td><td>url required</td></tr>
  *   <tr><td>jdbc-table</td><td>the segment table</td><td>gene_id_segment</td></tr>
@@ -89,8 +92,8 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   static final String REDIS_KEY_PREFIX = "redis-key-prefix";
   static final String REDIS_ALLOW_WITHOUT_PERSISTENCE = "redis-allow-without-persistence";
 
-  private static final List<String> GENERATOR_PROPERTIES = concat(List.of(SEGMENT_STORE, BIZ_TAG),
-      SegmentSettings.KEYS);
+  private static final List<String> GENERATOR_PROPERTIES = concat(concat(List.of(SEGMENT_STORE, BIZ_TAG),
+      SegmentSettings.KEYS), List.of(SettingsReader.STRING_IDS, SettingsReader.STRING_ID_PREFIX));
   private static final List<String> JDBC_PROPERTIES = List.of(JDBC_URL, JDBC_USERNAME, JDBC_PASSWORD, JDBC_TABLE,
       JDBC_CREATE_TABLE);
   private static final List<String> REDIS_PROPERTIES = List.of(REDIS_URI, REDIS_KEY_PREFIX,
@@ -105,7 +108,8 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   private static final ConcurrentMap<String, String> SETTINGS_BY_KEY = new ConcurrentHashMap<>();
 
   /** What the properties say; checked in {@link #init(Properties)}. */
-  record Settings(SegmentStores.Config store, @Nullable String bizTag, SegmentSettings generator) {
+  record Settings(SegmentStores.Config store, @Nullable String bizTag, SegmentSettings generator,
+      io.geneid.core.@Nullable GeneIdStringFormat strings) {
 
     /** The settings that must agree between configurations sharing one generator. */
     String generatorSettings() {
@@ -162,7 +166,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
             + " characters but was '" + bizTag + "'");
       }
     }
-    Settings parsed = new Settings(store(storeType, p), bizTag, SegmentSettings.read(p));
+    Settings parsed = new Settings(store(storeType, p), bizTag, SegmentSettings.read(p), p.stringFormat(null));
     if (bizTag != null) {
       checkConflict(parsed, bizTag);
     }
@@ -248,20 +252,13 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   @Override
   public Collection<? extends Comparable<?>> generateKeys(AlgorithmSQLContext context, int count) {
     GeneSegmentGenerator ids = generatorFor(tag(context));
-    List<Long> result = new ArrayList<>(count);
     if (settings().bizTag() == null) {
       // the tag is the table: the tag's own counter (its values' low bits) balances the table over all threads
-      for (int i = 0; i < count; i++) {
-        result.add(ids.nextId());
-      }
-      return result;
+      return GeneSnowflakeKeyGenerateAlgorithm.keys(count, settings().strings(), ids::nextIds);
     }
     // tables sharing a biz-tag share its counter: each table takes its genes from a spread of its own
     GeneSpread spread = spreads.spreadFor(context, ids.geneBits());
-    for (int i = 0; i < count; i++) {
-      result.add(spread.nextId(ids));
-    }
-    return result;
+    return GeneSnowflakeKeyGenerateAlgorithm.keys(count, settings().strings(), n -> spread.nextIds(ids, n));
   }
 
   private String tag(@Nullable AlgorithmSQLContext context) {

@@ -1,7 +1,9 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.Genes;
+import io.geneid.core.settings.SettingsReader;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
@@ -43,6 +45,36 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
 
   /** A checked collection of targets and the name ending in each {@code _<index>}. */
   private record Targets(Collection<String> names, int size, @Nullable String[] bySuffix) {}
+
+  /** The properties every gene algorithm reads beside its own: string ids and the layout that checks their dates. */
+  static final List<String> STRING_ID_PROPERTIES = List.of(SettingsReader.STRING_IDS, SettingsReader.STRING_ID_PREFIX,
+      SettingsReader.STRING_ID_DATE, SettingsReader.EPOCH, SettingsReader.TIMESTAMP_BITS, SettingsReader.WORKER_BITS,
+      SettingsReader.SEQUENCE_BITS);
+  private static final List<String> LAYOUT_PROPERTIES = List.of(SettingsReader.EPOCH, SettingsReader.TIMESTAMP_BITS,
+      SettingsReader.WORKER_BITS, SettingsReader.SEQUENCE_BITS);
+
+  /** String ids routed by the gene of the number they encode, or null: every string is hashed. */
+  private volatile @Nullable GeneIdStringFormat strings;
+
+  /**
+   * Reads {@code string-ids}, {@code string-id-prefix} and {@code string-id-date} (and, only with a date, the layout
+   * that checks each date part against its id), as the key generators read them.
+   *
+   * @throws IllegalArgumentException naming a property out of range, or layout properties given without a date
+   */
+  final void readStringIds(SettingsReader p) {
+    boolean on = p.bool(SettingsReader.STRING_IDS, false);
+    boolean date = p.bool(SettingsReader.STRING_ID_DATE, false);
+    if (!date || !on) {
+      for (String key : LAYOUT_PROPERTIES) {
+        if (p.has(key)) {
+          throw new IllegalArgumentException(p.nameOf(key) + " only serves to check the date part of string ids"
+              + " (" + SettingsReader.STRING_IDS + ": true, " + SettingsReader.STRING_ID_DATE + ": true); remove it");
+        }
+      }
+    }
+    this.strings = p.stringFormat(date && on ? p.layout() : null);
+  }
 
   /** The target index of a gene. */
   abstract int index(long gene);
@@ -219,6 +251,10 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
       throw new IllegalStateException(getType() + " was used before init(Properties)");
     }
     try {
+      GeneIdStringFormat f = strings;
+      if (f != null && value instanceof CharSequence text && f.matches(text)) {
+        return Genes.of(f.parse(text), bits); // a string id: the gene of its number
+      }
       return Genes.ofKey(value, bits);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(getType() + ": cannot route " + where.get() + " = " + value + ": "
@@ -302,6 +338,7 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
 
   @Override
   public String toString() {
-    return getType() + "[" + (geneBits() < 0 ? "not initialised" : rule()) + "]";
+    GeneIdStringFormat f = strings;
+    return getType() + "[" + (geneBits() < 0 ? "not initialised" : rule()) + (f == null ? "" : ", " + f) + "]";
   }
 }

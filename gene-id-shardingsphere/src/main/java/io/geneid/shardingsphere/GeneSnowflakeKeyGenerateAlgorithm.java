@@ -5,6 +5,7 @@ import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.internal.GeneSpread;
@@ -36,6 +37,9 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  *
+ * <p>A multi-row INSERT asks for all its keys in one call: they are made as one batch
+ * ({@link GeneIdGenerator#nextIds(int)}; roots through the table's spread, each gene's ids as one run).
+ *
  * <p>Without a scope the ids are root ids, spread over all genes by one {@link GeneSpread} per logical table, so the
  * root rows of every table balance over the shards at any rate: a thread inserting into one table gets every gene
  * once per {@code 2^G} rows, also when it inserts into several tables in turn.
@@ -56,6 +60,13 @@ import org.slf4j.LoggerFactory;
  *   <tr><td>gene-bits</td><td>G, in [0, 16]; must equal the {@code gene-bits} of the {@code GENE_MOD}
  *       algorithms that route these ids</td><td>6</td></tr>
  *   <tr><td>max-borrow-millis</td><td>how far a gene may run ahead of the clock, in [0, 60000]</td><td>10</td></tr>
+ *   <tr><td>string-ids</td><td>{@code true}: issue keys as strings ({@link GeneIdStringFormat}) for a
+ *       {@code VARCHAR} id column; {@code GENE_MOD} needs the same {@code string-id-*} properties to route them by
+ *       their gene</td><td>false</td></tr>
+ *   <tr><td>string-id-prefix</td><td>the strings' business prefix, up to 32 of {@code A-Z a-z 0-9 _ - . :}</td>
+ *       <td>none</td></tr>
+ *   <tr><td>string-id-date</td><td>{@code true}: a {@code yyyyMMdd} part, the UTC day of each id</td>
+ *       <td>false</td></tr>
  * </table>
  * The four widths must add up to 63. Any other property name, or a value out of range, fails start-up with a
  * message naming the property and the allowed values.
@@ -97,7 +108,8 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static final String WORKER_ASSIGNER = WorkerIdAssigners.WORKER_ASSIGNER;
   private static final String STATIC = "static";
   private static final List<String> STATIC_PROPERTIES = List.of(WORKER_ASSIGNER, WORKER_ID, EPOCH, TIMESTAMP_BITS,
-      WORKER_BITS, SEQUENCE_BITS, GENE_BITS, MAX_BORROW_MILLIS);
+      WORKER_BITS, SEQUENCE_BITS, GENE_BITS, MAX_BORROW_MILLIS, SettingsReader.STRING_IDS,
+      SettingsReader.STRING_ID_PREFIX, SettingsReader.STRING_ID_DATE);
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneSnowflakeKeyGenerateAlgorithm.class);
 
@@ -107,7 +119,8 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
    * @param workerId the static worker id, or -1 with a lease
    * @param lease the properties for {@link WorkerIdAssigners#sharedGenerator(SettingsReader)}, or null for a static worker id
    */
-  record Settings(GeneIdLayout layout, long workerId, long maxBorrowMillis, @Nullable SettingsReader lease) {}
+  record Settings(GeneIdLayout layout, long workerId, long maxBorrowMillis, @Nullable SettingsReader lease,
+      @Nullable GeneIdStringFormat strings) {}
 
   private @Nullable Settings settings;
   private volatile @Nullable GeneIdGenerator generator;
@@ -149,7 +162,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static Settings parse(SettingsReader props) {
     GeneIdLayout layout = props.layout();
     long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
-    return new Settings(layout, workerId, props.maxBorrowMillis(), null);
+    return new Settings(layout, workerId, props.maxBorrowMillis(), null, props.stringFormat(layout));
   }
 
   /**
@@ -163,7 +176,13 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(TYPE + ": " + e.getMessage(), e);
     }
-    SettingsReader lease = SettingsReader.of(props).ownedBy(TYPE);
+    Properties leaseProps = new Properties();
+    props.forEach((k, v) -> {
+      if (!SettingsReader.STRING_ID_KEYS.contains(String.valueOf(k))) {
+        leaseProps.put(k, v);
+      }
+    });
+    SettingsReader lease = SettingsReader.of(leaseProps).ownedBy(TYPE);
     GeneIdLayout layout;
     try {
       layout = WorkerIdAssigners.check(lease);
@@ -171,7 +190,8 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
       throw String.valueOf(e.getMessage()).startsWith(TYPE) ? e : new IllegalArgumentException(TYPE + ": "
           + e.getMessage(), e);
     }
-    return new Settings(layout, -1, lease.maxBorrowMillis(), lease);
+    return new Settings(layout, -1, lease.maxBorrowMillis(), lease,
+        SettingsReader.of(props).ownedBy(TYPE).stringFormat(layout));
   }
 
   /** The genes of root rows: one spread per logical table. */
@@ -187,11 +207,29 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   public Collection<? extends Comparable<?>> generateKeys(AlgorithmSQLContext context, int count) {
     GeneIdGenerator ids = generatorInstance();
     GeneSpread spread = spreads.spreadFor(context, ids.geneBits());
-    List<Long> result = new ArrayList<>(count);
-    for (int i = 0; i < count; i++) {
-      result.add(spread.nextId(ids));
+    return keys(count, settings().strings(), n -> spread.nextIds(ids, n));
+  }
+
+  /**
+   * {@code count} keys from batches of at most {@link GeneIdGenerator#MAX_BATCH} ids: the ids as {@link Long}s, or
+   * as strings of {@code strings}.
+   */
+  static List<Comparable<?>> keys(int count, @Nullable GeneIdStringFormat strings,
+      java.util.function.IntFunction<long[]> batch) {
+    List<Comparable<?>> result = new ArrayList<>(count);
+    for (int left = count; left > 0; ) {
+      int n = Math.min(left, GeneIdGenerator.MAX_BATCH);
+      for (long id : batch.apply(n)) {
+        result.add(strings == null ? (Comparable<?>) id : strings.format(id));
+      }
+      left -= n;
     }
     return result;
+  }
+
+  /** The string form of the keys, or null for numeric keys ({@code string-ids}). */
+  @Nullable GeneIdStringFormat stringFormat() {
+    return settings().strings();
   }
 
   /** The layout these ids use (for {@link GeneShardingCheck}). */
@@ -281,6 +319,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     String worker = lease == null ? "workerId=" + s.workerId()
         : WORKER_ASSIGNER + "=" + lease.string(WORKER_ASSIGNER, STATIC) + ", space="
             + lease.string(WorkerIdAssigners.SPACE, WorkerIdAssigners.DEFAULT_SPACE);
-    return TYPE + "[" + worker + ", " + s.layout() + ", maxBorrowMillis=" + s.maxBorrowMillis() + "]";
+    return TYPE + "[" + worker + ", " + s.layout() + ", maxBorrowMillis=" + s.maxBorrowMillis()
+        + (s.strings() == null ? "" : ", " + s.strings()) + "]";
   }
 }

@@ -218,7 +218,8 @@ class GeneModShardingAlgorithmTest {
         .hasMessage("GENE_MOD properties sharding-count * gene-divisor must be at most 2^gene-bits = 64 but was"
             + " 4 * 32 = 128: indexes above 1 would never be used");
     assertThatThrownBy(() -> algorithm("sharding-count", 4, "shards", 4))
-        .hasMessage("GENE_MOD has no property 'shards'; allowed: sharding-count, gene-bits, gene-divisor");
+        .hasMessage("GENE_MOD has no property 'shards'; allowed: sharding-count, gene-bits, gene-divisor,"
+            + " string-ids, string-id-prefix, string-id-date, epoch, timestamp-bits, worker-bits, sequence-bits");
     assertThat(algorithm("sharding-count", "4", "gene-bits", "2", "gene-divisor", "1"))
         .hasToString("GENE_MOD[sharding-count=4, gene-divisor=1, gene-bits=2]");
     assertThat(algorithm("sharding-count", 1, "gene-bits", 0).doSharding(List.of("ds_0"), precise("id", 77L)))

@@ -123,7 +123,8 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
         .hasMessage("GENE_SNOWFLAKE property 'worker-id' must be in [0, 31] but was 32");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "workers", 5))
         .hasMessage("GENE_SNOWFLAKE has no property 'workers'; allowed: worker-assigner, worker-id, epoch,"
-            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis, string-ids, string-id-prefix,"
+            + " string-id-date");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "lease-ttl", "5s"))
         .hasMessageStartingWith("GENE_SNOWFLAKE has no property 'lease-ttl'; allowed: worker-assigner, worker-id,");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "gene-bits", 17))

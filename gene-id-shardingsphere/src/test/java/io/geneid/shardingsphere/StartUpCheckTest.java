@@ -61,7 +61,8 @@ class StartUpCheckTest {
         "worker-id: 1\nworker-bit: 8", "sharding-count: 2", DIVISOR_2)));
     assertThat(t).isInstanceOf(IllegalArgumentException.class)
         .hasMessage("GENE_SNOWFLAKE has no property 'worker-bit'; allowed: worker-assigner, worker-id, epoch,"
-            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis");
+            + " timestamp-bits, worker-bits, sequence-bits, gene-bits, max-borrow-millis, string-ids, string-id-prefix,"
+            + " string-id-date");
   }
 
   @Test
@@ -104,7 +105,8 @@ class StartUpCheckTest {
   void anUnknownShardingPropertyFailsStartUp() {
     Throwable t = failure(() -> databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1",
         "sharding-count: 2\n        divisor: 2", DIVISOR_2)));
-    assertThat(t).hasMessage("GENE_MOD has no property 'divisor'; allowed: sharding-count, gene-bits, gene-divisor");
+    assertThat(t).hasMessage("GENE_MOD has no property 'divisor'; allowed: sharding-count, gene-bits, gene-divisor,"
+        + " string-ids, string-id-prefix, string-id-date, epoch, timestamp-bits, worker-bits, sequence-bits");
   }
 
   @Test

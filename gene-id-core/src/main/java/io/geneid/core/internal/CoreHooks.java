@@ -18,6 +18,9 @@ public final class CoreHooks {
 
     /** Forgets {@code generator} shared under {@code key}: it was closed directly, not through its handles. */
     void forgetShared(String key, GeneIdGenerator generator);
+
+    /** {@code count} ids of {@code gene} from {@code generator} into {@code into[from ..]}, in runs of its sequence. */
+    void issueRun(GeneSnowflakeGenerator generator, int gene, long[] into, int from, int count);
   }
 
   private static volatile @Nullable Hooks hooks;

@@ -77,6 +77,41 @@ public final class GeneSpread {
     return ids.nextId(nextGene());
   }
 
+  /**
+   * {@code n} ids from {@code ids} for root rows of this spread's table, as {@code n} calls of
+   * {@link #nextId(GeneIdGenerator)} would make them, each gene's ids taken as one run
+   * ({@link GeneIdGenerator#nextIdsFor(long, int)} with the gene as the key): inside a {@link GeneContext} scope the
+   * scope's parents win ({@code ids.nextIds(n)}).
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}, or {@code ids} carries another number of
+   *     gene bits than this spread
+   */
+  public long[] nextIds(GeneIdGenerator ids, int n) {
+    Batches.checkCount(n);
+    if (ParentKeys.peek() != null) {
+      return ids.nextIds(n);
+    }
+    if (ids.geneBits() != geneBits) {
+      throw new IllegalArgumentException("a spread over " + geneBits + " gene bits cannot choose the genes of "
+          + ids + ", which carries " + ids.geneBits());
+    }
+    int[] genes = new int[n];
+    for (int i = 0; i < n; i++) {
+      genes[i] = (int) nextGene();
+    }
+    if (ids instanceof io.geneid.core.segment.GeneSegmentGenerator) {
+      // a segment id is (value << G) | gene and its value is unique whatever the gene: one run of values, the
+      // spread's genes in order, so the ids still ascend in array order as single calls would
+      long[] run = ids.nextIdsFor(0, n);
+      for (int i = 0; i < n; i++) {
+        run[i] |= genes[i];
+      }
+      return run;
+    }
+    return Batches.byGene(genes, (gene, into, from, count) ->
+        System.arraycopy(ids.nextIdsFor(gene, count), 0, into, from, count));
+  }
+
   /** G: the spread hands out genes in {@code [0, 2^G - 1]}. */
   public int geneBits() {
     return geneBits;

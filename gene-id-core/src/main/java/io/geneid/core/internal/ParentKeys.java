@@ -18,6 +18,12 @@ public final class ParentKeys {
 
     /** Takes the key {@link #peek()} returned (a per-row scope moves to its next key). */
     void take();
+
+    /** The key of the id {@code index} places after the next one (index 0 is {@link #peek()}); never null. */
+    Object peek(int index);
+
+    /** Takes {@code n} keys. */
+    void take(int n);
   }
 
   private static volatile @Nullable Access installed;
@@ -40,6 +46,21 @@ public final class ParentKeys {
   /** Takes the key {@link #peek()} returned. */
   public static void take() {
     Holder.ACCESS.take();
+  }
+
+  /**
+   * The key of the id {@code index} places after the next one of this thread, inside a scope ({@link #peek()} not
+   * null).
+   *
+   * @throws IllegalStateException if a per-row scope holds fewer keys, naming both counts
+   */
+  public static Object peek(int index) {
+    return Holder.ACCESS.peek(index);
+  }
+
+  /** Takes {@code n} keys (inside a scope). */
+  public static void take(int n) {
+    Holder.ACCESS.take(n);
   }
 
   /** {@link #peek()} and, if it was not null, {@link #take()}. */

@@ -1,5 +1,6 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.CoreHooks;
 import io.geneid.core.internal.ParentKeys;
 import io.geneid.core.internal.Checks;
@@ -251,7 +252,41 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     return layout.geneBits();
   }
 
+  /**
+   * {@code n} ids as {@code n} calls of {@link #nextId()} would make them, each gene's ids reserved as runs of its
+   * sequence ({@link GeneIdGenerator#nextIds(int)}), checked against the lease once, after the last is made. A scope's
+   * keys are taken only when the ids are returned.
+   */
+  @Override
+  public long[] nextIds(int n) {
+    Batches.checkCount(n);
+    boolean scoped = ParentKeys.peek() != null;
+    long[] ids = new long[n];
+    issue(-1, Batches.genes(n, layout, spread), ids);
+    if (scoped) {
+      ParentKeys.take(n);
+    }
+    return ids;
+  }
+
+  @Override
+  public long[] nextIdsFor(long parentKey, int n) {
+    Batches.checkCount(n);
+    long[] ids = new long[n];
+    issue(-1, Batches.same((int) layout.geneOf(parentKey), n), ids);
+    return ids;
+  }
+
   private long issue(int gene) {
+    return issue(gene, null, null);
+  }
+
+  /**
+   * One id of {@code gene}, or, with {@code genes}, one id per entry of it written to {@code batch} (returning 0): made
+   * on the current holding's engine, then checked against the lease; retried on a newer holding, dropped (a gap)
+   * when the holding was replaced meanwhile.
+   */
+  private long issue(int gene, int @Nullable [] genes, long @Nullable [] batch) {
     boolean renewedForCeiling = false;
     boolean switched = false;
     for (int retries = 0; ; ) {
@@ -262,7 +297,15 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       }
       long id;
       try {
-        id = h.engine.nextId(gene);
+        if (genes == null) {
+          id = h.engine.nextId(gene);
+        } else {
+          CoreHooks.Hooks hooks = CoreHooks.get();
+          long[] made = Batches.byGene(genes,
+              (g, into, from, count) -> hooks.issueRun(h.engine, g, into, from, count));
+          System.arraycopy(made, 0, Objects.requireNonNull(batch), 0, made.length);
+          id = 0L;
+        }
       } catch (ClockMovedBackwardsException e) {
         LeaseState now = state.get();
         if (replaced(now, h) && ++retries <= MAX_RETRIES) {

@@ -1,5 +1,6 @@
 package io.geneid.core.segment;
 
+import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.ParentKeys;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
@@ -203,6 +204,57 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     return compose(takeValue(), gene);
   }
 
+  /**
+   * {@code n} ids as {@code n} calls of {@link #nextId()} would make them: a run of {@code n} values taken in one
+   * atomic step where the current segment has them (else the rest of it and more from the next), the genes from the
+   * open {@link GeneContext} scope, or for root rows the low G bits of each value. Ids ascend in array order.
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}
+   * @throws GeneIdException if the values run out and the store cannot hand out a segment
+   */
+  @Override
+  public long[] nextIds(int n) {
+    Batches.checkCount(n);
+    Object first = ParentKeys.peek();
+    long[] ids = new long[n];
+    if (first == null) {
+      takeValues(ids, n);
+      for (int i = 0; i < n; i++) {
+        ids[i] = compose(ids[i], ids[i] & maxGene);
+      }
+      return ids;
+    }
+    long[] genes = new long[n]; // every key read (a per-row scope that is too short fails) before a value is taken
+    long gene = Genes.ofKey(first, geneBits);
+    for (int i = 0; i < n; i++) {
+      Object key = i == 0 ? first : ParentKeys.peek(i);
+      genes[i] = key == first ? gene : Genes.ofKey(key, geneBits);
+    }
+    takeValues(ids, n);
+    for (int i = 0; i < n; i++) {
+      ids[i] = compose(ids[i], genes[i]);
+    }
+    ParentKeys.take(n); // taken once the ids are made: a call that fails takes no key
+    return ids;
+  }
+
+  /**
+   * {@code n} ids carrying the gene of a numeric parent key, ascending: a run of values (see {@link #nextIds(int)}).
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}
+   */
+  @Override
+  public long[] nextIdsFor(long parentKey, int n) {
+    Batches.checkCount(n);
+    long[] ids = new long[n];
+    takeValues(ids, n);
+    long gene = parentKey & maxGene;
+    for (int i = 0; i < n; i++) {
+      ids[i] = compose(ids[i], gene);
+    }
+    return ids;
+  }
+
   /** The gene of an id (or of any numeric key): {@code id & (2^G - 1)}. */
   @Override
   public long getGene(long id) {
@@ -236,6 +288,36 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
           prefetch(b);
         }
         return v;
+      }
+      advance(b);
+    }
+  }
+
+  /**
+   * The next {@code n} unused values into {@code into}, ascending: one atomic addition per segment the run touches.
+   * Values of a run that fall past a segment's end are not values of it (nothing is skipped).
+   */
+  private void takeValues(long[] into, int n) {
+    int filled = 0;
+    while (filled < n) {
+      if (closed) {
+        throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
+      }
+      Buffer b = Objects.requireNonNull(current);
+      int want = n - filled;
+      long v = b.cursor.getAndAdd(want);
+      if (v <= b.end && v >= b.start) { // v < start only after the cursor wrapped past Long.MAX_VALUE
+        long got = Math.min(want, b.end - v + 1);
+        for (int k = 0; k < got; k++) {
+          into[filled + k] = v + k;
+        }
+        filled += (int) got;
+        if (v + got - 1 >= b.prefetchAt && next == null && pending == null) {
+          prefetch(b);
+        }
+        if (filled == n) {
+          return;
+        }
       }
       advance(b);
     }

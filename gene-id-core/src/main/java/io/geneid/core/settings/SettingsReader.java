@@ -61,6 +61,15 @@ public final class SettingsReader {
   public static final String MAX_BORROW_MILLIS = "max-borrow-millis";
   /** Key of {@link #clockBackwardsPolicy()}. */
   public static final String CLOCK_BACKWARDS_MAX_WAIT = "clock-backwards-max-wait";
+  /** Key of {@link #stringFormat(GeneIdLayout)}: whether ids are strings ({@code true}/{@code false}). */
+  public static final String STRING_IDS = "string-ids";
+  /** Key of the prefix of string ids. */
+  public static final String STRING_ID_PREFIX = "string-id-prefix";
+  /** Key of whether string ids carry a date part ({@code true}/{@code false}). */
+  public static final String STRING_ID_DATE = "string-id-date";
+  /** The keys {@link #stringFormat(GeneIdLayout)} reads. */
+  public static final java.util.List<String> STRING_ID_KEYS = java.util.List.of(STRING_IDS, STRING_ID_PREFIX,
+      STRING_ID_DATE);
 
   /** Epochs in milliseconds must not be earlier: an earlier one was almost surely written in seconds. */
   static final Instant EARLIEST_MILLIS_EPOCH = Instant.parse("2000-01-01T00:00:00Z");
@@ -409,6 +418,46 @@ public final class SettingsReader {
       return layout;
     } catch (IllegalArgumentException e) { // the epoch (a fraction of a ms, before 1970, in the future) or run out
       throw new IllegalArgumentException(withKeyNames(String.valueOf(e.getMessage())), e);
+    }
+  }
+
+  /**
+   * The string form of ids, or null for numeric ids: {@link #STRING_IDS} ({@code true} turns it on, default
+   * {@code false}), {@link #STRING_ID_PREFIX} (default none) and {@link #STRING_ID_DATE} (default {@code false}; the
+   * date part is the UTC day of each id's timestamp under {@code dateLayout}).
+   *
+   * @param dateLayout the layout of the ids, for the date part; null where ids carry no time (segment ids), which
+   *     refuses {@code string-id-date: true}
+   * @throws IllegalArgumentException naming the key: a prefix or date set while string ids are off, a bad prefix, a
+   *     date part without a time to take it from
+   */
+  public io.geneid.core.@Nullable GeneIdStringFormat stringFormat(@Nullable GeneIdLayout dateLayout) {
+    if (!bool(STRING_IDS, false)) {
+      for (String key : java.util.List.of(STRING_ID_PREFIX, STRING_ID_DATE)) {
+        if (has(key)) {
+          throw new IllegalArgumentException(nameOf(key) + " configures string ids, which are off: set "
+              + nameOf(STRING_IDS) + " to true");
+        }
+      }
+      return null;
+    }
+    io.geneid.core.GeneIdStringFormat.Builder b = io.geneid.core.GeneIdStringFormat.builder();
+    try {
+      b.prefix(string(STRING_ID_PREFIX, ""));
+      if (bool(STRING_ID_DATE, false)) {
+        if (dateLayout == null) {
+          throw new IllegalArgumentException("these ids carry no time to take a date from: set it to false");
+        }
+        b.date(dateLayout);
+      }
+      return b.build();
+    } catch (IllegalArgumentException e) {
+      String m = String.valueOf(e.getMessage());
+      if (m.startsWith(nameOf(STRING_IDS)) || m.contains(" must be true or false")) {
+        throw e;
+      }
+      String key = m.startsWith("prefix") ? STRING_ID_PREFIX : STRING_ID_DATE;
+      throw new IllegalArgumentException(nameOf(key) + ": " + m, e);
     }
   }
 

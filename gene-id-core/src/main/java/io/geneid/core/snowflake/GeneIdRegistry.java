@@ -169,6 +169,16 @@ public final class GeneIdRegistry {
     }
 
     @Override
+    public long[] nextIds(int n) {
+      return live().nextIds(n);
+    }
+
+    @Override
+    public long[] nextIdsFor(long parentKey, int n) {
+      return live().nextIdsFor(parentKey, n);
+    }
+
+    @Override
     public long getGene(long id) {
       return generator.getGene(id);
     }

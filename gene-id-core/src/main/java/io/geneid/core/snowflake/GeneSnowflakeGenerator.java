@@ -1,5 +1,6 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.Checks;
 import io.geneid.core.internal.CoreHooks;
 import io.geneid.core.internal.ParentKeys;
@@ -116,6 +117,11 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
       public void forgetShared(String key, GeneIdGenerator generator) {
         GeneIdRegistry.removeShared(key, generator);
       }
+
+      @Override
+      public void issueRun(GeneSnowflakeGenerator generator, int gene, long[] into, int from, int count) {
+        generator.issueRun(gene, into, from, count);
+      }
     });
   }
 
@@ -228,6 +234,97 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   @Override
   public int geneBits() {
     return geneBits;
+  }
+
+  /**
+   * {@code n} ids, as {@code n} calls of {@link #nextId()} would make them, each gene's ids reserved as runs of its
+   * sequence: see {@link GeneIdGenerator#nextIds(int)}.
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}
+   */
+  @Override
+  public long[] nextIds(int n) {
+    Batches.checkCount(n);
+    boolean scoped = ParentKeys.peek() != null;
+    long[] ids = Batches.byGene(Batches.genes(n, layout, spread), this::issueRun);
+    if (scoped) {
+      ParentKeys.take(n);
+    }
+    return ids;
+  }
+
+  /**
+   * {@code n} ids of the parent's gene, ascending, reserved in runs of its sequence: one compare-and-set per
+   * millisecond the run spans.
+   *
+   * @throws IllegalArgumentException if n is not in {@code [1, MAX_BATCH]}
+   */
+  @Override
+  public long[] nextIdsFor(long parentKey, int n) {
+    Batches.checkCount(n);
+    long[] ids = new long[n];
+    issueRun((int) (parentKey & maxGene), ids, 0, n);
+    return ids;
+  }
+
+  /** {@code count} ids of {@code gene} into {@code into[from ..]}, ascending, by runs of the gene's sequence. */
+  void issueRun(int gene, long[] into, int from, int count) {
+    while (count > 0) {
+      int taken = reserve(gene, into, from, count);
+      from += taken;
+      count -= taken;
+    }
+  }
+
+  /**
+   * Reserves up to {@code want} ids of {@code gene} in one compare-and-set, by the rules of {@link #issue(int)}: the
+   * rest of one millisecond's sequence at most. Writes them to {@code into[from ..]} and returns how many.
+   */
+  private int reserve(int gene, long[] into, int from, int want) {
+    final int slot = gene << strideShift;
+    long waitStart = 0L;
+    for (;;) {
+      long current = states.get(slot);
+      long now = clock.currentTimeMillis() - epochMillis;
+      long last = current >>> sequenceBits;
+      long millis;
+      long first;
+      if (now != last) {
+        clockWatch.observe(now);
+      }
+      if (now > last) {
+        millis = now;
+        first = 0;
+      } else if (last - now > maxBorrowMillis) {
+        waitStart = awaitClockStepBack(waitStart, last, now);
+        continue;
+      } else if ((current & sequenceMask) != sequenceMask) {
+        millis = last;
+        first = (current & sequenceMask) + 1;
+      } else if (last + 1 - now <= maxBorrowMillis) {
+        millis = last + 1;
+        first = 0;
+      } else {
+        waitStart = awaitTick(waitStart, now);
+        continue;
+      }
+      if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
+        throw cannotIssue(millis);
+      }
+      int taken = (int) Math.min(want, sequenceMask - first + 1);
+      long next = (millis << sequenceBits) | (first + taken - 1);
+      if (states.compareAndSet(slot, current, next)) {
+        if (millis != last) {
+          // the gene left millisecond `last`, in which it had issued (its sequence + 1) ids: see stats()
+          states.getAndAdd(slot + 1, (current & sequenceMask) + 1);
+        }
+        long base = (millis << timestampShift) | workerPart | gene;
+        for (int k = 0; k < taken; k++) {
+          into[from + k] = base | ((first + k) << geneBits);
+        }
+        return taken;
+      }
+    }
   }
 
   private long issue(int gene) {

@@ -392,6 +392,16 @@ class GeneIdRegistryTest {
     }
 
     @Override
+    public long[] nextIds(int n) {
+      return ids.nextIds(n);
+    }
+
+    @Override
+    public long[] nextIdsFor(long parentKey, int n) {
+      return ids.nextIdsFor(parentKey, n);
+    }
+
+    @Override
     public long nextIdFor(long parentKey) {
       return ids.nextIdFor(parentKey);
     }
