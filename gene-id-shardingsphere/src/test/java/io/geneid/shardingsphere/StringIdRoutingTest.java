@@ -43,6 +43,20 @@ class StringIdRoutingTest {
   }
 
   @Test
+  void geneBucketRoutesStringIdsAsGeneModDoes() {
+    GeneBucketShardingAlgorithm bucket = GeneBucketShardingAlgorithmTest.algorithm("bucket-map",
+        "0=0-15; 1=16-31; 2=32-47; 3=48-63", "string-ids", "true", "string-id-prefix", "ORD", "string-id-date",
+        "true");
+    for (long id : new long[] {(987_654_321L << 22) | 45, (123_456_789_012L << 22) | 2, (55L << 22) | 63}) {
+      String text = ORD.format(id);
+      assertThat(bucket.doSharding(TABLES, new PreciseShardingValue<>("t", "id", NODE, text))).as(text)
+          .isEqualTo(bucket.doSharding(TABLES, new PreciseShardingValue<>("t", "id", NODE, id)))
+          .isEqualTo("t_" + (id & 63) / 16);
+    }
+    assertThat(bucket.toString()).as("the string format is part of the rule").contains("ORD");
+  }
+
+  @Test
   void anAlteredStringIdIsRefusedNamingIt() {
     GeneModShardingAlgorithm mod = GeneModShardingAlgorithmTest.algorithm("sharding-count", 4,
         "string-ids", "true", "string-id-prefix", "ORD", "string-id-date", "true");
