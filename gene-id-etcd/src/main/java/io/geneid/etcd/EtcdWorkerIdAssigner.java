@@ -122,7 +122,7 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       this.description = "etcd at " + String.join(",", endpoints);
       ClientBuilder cb = Client.builder()
           .endpoints(endpoints.toArray(String[]::new))
-          .connectTimeout(Duration.ofMillis(timeoutMillis))
+          .connectTimeout(Duration.ofMillis(Math.max(timeoutMillis, 1_000)))
           // give up on a call well within the TTL: the keeper retries renewals itself
           .retryMaxDuration(Duration.ofMillis(timeoutMillis))
           .retryDelay(Math.min(100, timeoutMillis / 4))
@@ -136,7 +136,8 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       this.ownsClient = true;
     }
     try {
-      call("reaching the store", client.getKVClient().get(bytes(base + "pool")));
+      // the first call also opens the channel: it may take longer than later ones
+      call("reaching the store", client.getKVClient().get(bytes(base + "pool")), Math.max(timeoutMillis, 5_000));
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -561,6 +562,10 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Waits for a call at most the timeout; every failure is a {@link GeneIdException} naming the store. */
   private <T> T call(String what, CompletableFuture<T> future) {
+    return call(what, future, timeoutMillis);
+  }
+
+  private <T> T call(String what, CompletableFuture<T> future, long timeoutMillis) {
     try {
       return future.get(timeoutMillis, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
