@@ -22,9 +22,9 @@ import org.jspecify.annotations.Nullable;
  * loopback ports with its data in a directory of its own, a 50 ms heartbeat and a 500 ms election timeout (so etcd
  * leases of one second are granted as asked). A test can stop it ({@code SIGTERM}), kill it ({@code SIGKILL}) and
  * start it again on the same ports with the same data. {@link #close()} stops the process it started, by its pid, and
- * deletes the data. A missing {@code etcd} binary fails the test: it does not skip.
+ * deletes the data. Shared with gene-id-fault-tests through this module's test-jar. A missing {@code etcd} binary fails the test: it does not skip.
  */
-final class PrivateEtcd implements AutoCloseable {
+public final class PrivateEtcd implements AutoCloseable {
 
   private final Path dir;
   private final int clientPort;
@@ -38,7 +38,7 @@ final class PrivateEtcd implements AutoCloseable {
     this.peerPort = peerPort;
   }
 
-  static PrivateEtcd start() {
+  public static PrivateEtcd start() {
     try {
       PrivateEtcd etcd = new PrivateEtcd(Files.createTempDirectory("gene-id-etcd"), freePort(), freePort());
       etcd.startProcess();
@@ -48,7 +48,7 @@ final class PrivateEtcd implements AutoCloseable {
     }
   }
 
-  static int freePort() {
+  public static int freePort() {
     try (ServerSocket s = new ServerSocket(0)) {
       return s.getLocalPort();
     } catch (IOException e) {
@@ -56,16 +56,16 @@ final class PrivateEtcd implements AutoCloseable {
     }
   }
 
-  int port() {
+  public int port() {
     return clientPort;
   }
 
-  String endpoint() {
+  public String endpoint() {
     return "http://127.0.0.1:" + clientPort;
   }
 
   /** The pid of the running server. */
-  long pid() {
+  public long pid() {
     Process p = process;
     if (p == null || !p.isAlive()) {
       throw new IllegalStateException("etcd is not running");
@@ -73,7 +73,7 @@ final class PrivateEtcd implements AutoCloseable {
     return p.pid();
   }
 
-  void startProcess() {
+  public void startProcess() {
     if (process != null && process.isAlive()) {
       throw new IllegalStateException("etcd is running already");
     }
@@ -122,7 +122,7 @@ final class PrivateEtcd implements AutoCloseable {
   }
 
   /** Stops the server: {@code SIGTERM}, or {@code SIGKILL} if {@code kill}; waits for it to exit. */
-  void stopProcess(boolean kill) {
+  public void stopProcess(boolean kill) {
     Process p = process;
     if (p == null) {
       return;
@@ -144,14 +144,14 @@ final class PrivateEtcd implements AutoCloseable {
   }
 
   /** A client of the test's own, to look at and break the store behind the assigners' backs. */
-  Client admin() {
+  public Client admin() {
     if (admin == null) {
       admin = Client.builder().endpoints(endpoint()).build();
     }
     return admin;
   }
 
-  void put(String key, String value) {
+  public void put(String key, String value) {
     try {
       admin().getKVClient().put(bytes(key), bytes(value)).get(10, TimeUnit.SECONDS);
     } catch (Exception e) {
@@ -159,7 +159,7 @@ final class PrivateEtcd implements AutoCloseable {
     }
   }
 
-  @Nullable String get(String key) {
+  public @Nullable String get(String key) {
     try {
       var kvs = admin().getKVClient().get(bytes(key)).get(10, TimeUnit.SECONDS).getKvs();
       return kvs.isEmpty() ? null : kvs.get(0).getValue().toString(StandardCharsets.UTF_8);
@@ -168,7 +168,7 @@ final class PrivateEtcd implements AutoCloseable {
     }
   }
 
-  void deletePrefix(String prefix) {
+  public void deletePrefix(String prefix) {
     try {
       admin().getKVClient().delete(bytes(prefix), DeleteOption.builder().isPrefix(true).build())
           .get(10, TimeUnit.SECONDS);

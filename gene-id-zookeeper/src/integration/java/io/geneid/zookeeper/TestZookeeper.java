@@ -12,15 +12,15 @@ import org.apache.curator.test.TestingServer;
 
 /**
  * A real ZooKeeper server in the test JVM (Curator's {@link TestingServer}) on a free loopback port, with its own
- * data directory, a 100 ms tick and session timeouts allowed from 200 ms to 60 s, so tests can use short TTLs.
+ * data directory, a 100 ms tick and session timeouts allowed from 200 ms to 60 s, so tests can use short TTLs. Shared with gene-id-fault-tests through this module's test-jar.
  */
-final class TestZookeeper implements AutoCloseable {
+public final class TestZookeeper implements AutoCloseable {
 
-  final TestingServer server;
+  public final TestingServer server;
   /** A client of the tests' own, to look at and break the store behind the assigners' backs. */
-  final CuratorFramework admin;
+  public final CuratorFramework admin;
 
-  TestZookeeper() {
+  public TestZookeeper() {
     try {
       InstanceSpec spec = new InstanceSpec(Files.createTempDirectory("gene-id-zk").toFile(), -1, -1, -1, true, -1,
           100, 200, Map.of("minSessionTimeout", "200", "maxSessionTimeout", "60000"), "127.0.0.1");
@@ -37,16 +37,16 @@ final class TestZookeeper implements AutoCloseable {
     }
   }
 
-  int port() {
+  public int port() {
     return server.getPort();
   }
 
-  String connect() {
+  public String connect() {
     return "127.0.0.1:" + server.getPort();
   }
 
   /** Deletes a path and everything under it; nothing if it is missing. */
-  void delete(String path) {
+  public void delete(String path) {
     try {
       if (admin.checkExists().forPath(path) != null) {
         admin.delete().deletingChildrenIfNeeded().forPath(path);
