@@ -13,7 +13,9 @@ import java.util.function.Consumer;
  *
  * <p>Implementations: {@link StaticWorkerIdAssigner} (a configured id or a StatefulSet ordinal, its mark in a local
  * file), {@code io.geneid.redis.RedisWorkerIdAssigner} (Lua scripts over a sorted set of expiries) and
- * {@code io.geneid.jdbc.JdbcWorkerIdAssigner} (a lease table updated by compare-and-set). A
+ * {@code io.geneid.jdbc.JdbcWorkerIdAssigner} (a lease table updated by compare-and-set),
+ * {@code io.geneid.zookeeper.ZookeeperWorkerIdAssigner} (ephemeral claims, Curator) and
+ * {@code io.geneid.etcd.EtcdWorkerIdAssigner} (claims on etcd leases, jetcd). A
  * {@link LeasedGeneGenerator} drives an assigner: it acquires a lease, renews it at a fraction of {@link #ttl()},
  * raises the lease's high-water mark ahead of the ids it issues, and releases it on close.
  *
