@@ -66,6 +66,9 @@ final class LeaseKeeper implements Runnable {
   /** This generator's own last high-water mark per worker id it gave up (a worker id got back starts above it). */
   private final Map<Long, Long> ownMarks = new ConcurrentHashMap<>();
 
+  /** How often the assigner said its leases are in doubt ({@link WorkerIdAssigner#onLeaseDoubt}). */
+  private final AtomicLong doubts = new AtomicLong();
+  private volatile Runnable unsubscribe = () -> {};
   private volatile @Nullable StoreCall inFlight;
   private volatile @Nullable Throwable lastError;
   private volatile boolean renewRequested;
@@ -113,6 +116,7 @@ final class LeaseKeeper implements Runnable {
 
   /** Starts the thread; it acquires the first lease. The future completes when it is published (or failed). */
   CompletableFuture<Void> start() {
+    unsubscribe = assigner.onLeaseDoubt(this::doubt);
     if (manual) {
       first();
     } else {
@@ -158,20 +162,24 @@ final class LeaseKeeper implements Runnable {
   /** Acquires and publishes the first lease; false if the keeper has nothing more to do. */
   private boolean first() {
     try {
+      long doubted = doubts.get();
       Acquired first = acquire();
       LeaseState before = state.getAndUpdate(s -> s.closed() ? s
           : s.replacedBy(first.holding(), first.lease(), first.sentNanos() + g.deadlineNanos, first.sentWallMillis(),
               generations.incrementAndGet()));
       if (before.closed()) { // build() gave up waiting: give it back
         giveUp(first.holding(), first.lease(), "not needed: the generator was closed before its first lease came");
+        unsubscribe.run();
         closeAssigner();
         closed.complete(null);
         return false;
       }
       nextRenewalNanos = first.sentNanos() + g.renewIntervalNanos;
+      recheckDoubt(doubted);
       started.complete(null);
       return true;
     } catch (Throwable t) {
+      unsubscribe.run();
       if (state.get().closed()) {
         closeAssigner(); // build() gave up waiting: nobody else closes it
       }
@@ -228,6 +236,7 @@ final class LeaseKeeper implements Runnable {
 
   private void renew(LeaseState s, LeaseState.Holding h) {
     WorkerLease lease = s.lease();
+    long doubted = doubts.get();
     long sent = g.nanos.getAsLong();
     long sentWall = System.currentTimeMillis();
     long ahead = g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1;
@@ -272,8 +281,15 @@ final class LeaseKeeper implements Runnable {
     // the next renewal follows at once
     boolean inTime = sent + g.deadlineNanos - g.nanos.getAsLong() > 0;
     long generation = inTime ? generations.incrementAndGet() : s.generation();
-    LeaseState after = state.updateAndGet(cur -> cur.live(h)
+    // a doubt that came while the renewal ran leaves the lease lapsed: only a renewal sent after it verifies it
+    LeaseState after = state.updateAndGet(cur -> cur.live(h) && doubts.get() == doubted
         ? cur.renewed(renewed, sent + g.deadlineNanos, sentWall, generation) : cur);
+    if (doubts.get() != doubted) {
+      nextRenewalNanos = g.nanos.getAsLong() + g.retryIntervalNanos;
+      renewRequested = true;
+      finishRenewal();
+      return;
+    }
     nextRenewalNanos = sent + g.renewIntervalNanos;
     lastError = null;
     if (!inTime) {
@@ -291,6 +307,34 @@ final class LeaseKeeper implements Runnable {
     failingSinceNanos = 0;
     failedAttempts = 0;
     finishRenewal();
+  }
+
+  /**
+   * The assigner says the leases it granted may no longer be held (a ZooKeeper session suspended or lost): the
+   * current holding lapses now, and issues again only after a renewal sent from now on succeeds.
+   */
+  private void doubt(String reason) {
+    doubts.incrementAndGet(); // first counted, then lapsed: a renewal in flight sees the count and publishes nothing
+    lastError = new GeneIdException("the lease store reports the lease in doubt until a renewal verifies it: "
+        + reason);
+    lapseForDoubt(); // logs "fenced" once, with the reason
+    renewRequested = true;
+    wake();
+  }
+
+  private void lapseForDoubt() {
+    long now = g.nanos.getAsLong();
+    LeaseState after = state.updateAndGet(cur -> cur.holding() != null && !cur.closed() && cur.revokedReason() == null
+        ? cur.doubted(now) : cur);
+    countLoss(after);
+  }
+
+  /** A lease published after a doubt that came while it was acquired lapses at once. */
+  private void recheckDoubt(long doubtsBefore) {
+    if (doubts.get() != doubtsBefore) {
+      lapseForDoubt();
+      renewRequested = true;
+    }
   }
 
   private void finishRenewal() {
@@ -370,6 +414,7 @@ final class LeaseKeeper implements Runnable {
 
   private long reacquire(LeaseState s) {
     try {
+      long doubted = doubts.get();
       Acquired next = acquire();
       long generation = generations.incrementAndGet();
       LeaseState before = state.getAndUpdate(cur -> cur.closed() || cur.holding() != s.holding() ? cur
@@ -383,6 +428,7 @@ final class LeaseKeeper implements Runnable {
       failingSinceNanos = 0;
       failedAttempts = 0;
       nextRenewalNanos = next.sentNanos() + g.renewIntervalNanos;
+      recheckDoubt(doubted);
       return Math.max(TimeUnit.MILLISECONDS.toNanos(1), nextRenewalNanos - g.nanos.getAsLong());
     } catch (RuntimeException e) {
       g.renewalFailures.incrementAndGet();
@@ -569,6 +615,7 @@ final class LeaseKeeper implements Runnable {
       if (!state.get().live(from)) {
         throw new GeneIdException("worker id " + from.workerId + " was given up meanwhile");
       }
+      long doubted = doubts.get();
       Acquired next = acquire(); // `from` is still leased, so the store hands out another worker id
       long generation = generations.incrementAndGet();
       LeaseState before = state.getAndUpdate(cur -> cur.live(from)
@@ -578,6 +625,7 @@ final class LeaseKeeper implements Runnable {
         giveUp(next.holding(), next.lease(), "not needed: worker id " + from.workerId + " was given up meanwhile");
         throw new GeneIdException("worker id " + from.workerId + " was given up meanwhile");
       }
+      recheckDoubt(doubted);
       g.workerSwitches.incrementAndGet();
       // every id returned from `from` passed the fencing check before the new state was published, so the mark
       // read after it covers all of them
@@ -623,6 +671,7 @@ final class LeaseKeeper implements Runnable {
   }
 
   private void finishClose(LeaseState s) {
+    unsubscribe.run();
     try {
       LeaseState.Holding h = s.holding();
       if (h != null) {

@@ -72,6 +72,13 @@ record LeaseState(@Nullable Holding holding, @Nullable WorkerLease lease, long d
     return new LeaseState(next, lease, deadline, sentWallMillis, nextGeneration, null, 0, false, t);
   }
 
+  /** This state with its deadline moved to {@code nowNanos} at the latest: the store says the lease is in doubt. */
+  LeaseState doubted(long nowNanos) {
+    long deadline = nowNanos - deadlineNanos < 0 ? nowNanos : deadlineNanos;
+    return new LeaseState(holding, lease, deadline, renewedAtMillis, generation, revokedReason, revokedAtMillis,
+        closed, retired);
+  }
+
   LeaseState revoked(String reason) {
     return new LeaseState(holding, lease, deadlineNanos, renewedAtMillis, generation, reason,
         System.currentTimeMillis(), closed, retired);

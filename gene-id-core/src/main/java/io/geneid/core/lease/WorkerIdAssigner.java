@@ -5,6 +5,7 @@ import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.function.Consumer;
 
 /**
  * Hands out leases on worker ids, so that processes that come and go never hold the same worker id at once and a
@@ -12,7 +13,9 @@ import java.time.Instant;
  *
  * <p>Implementations: {@link StaticWorkerIdAssigner} (a configured id or a StatefulSet ordinal, its mark in a local
  * file), {@code io.geneid.redis.RedisWorkerIdAssigner} (Lua scripts over a sorted set of expiries) and
- * {@code io.geneid.jdbc.JdbcWorkerIdAssigner} (a lease table updated by compare-and-set). A
+ * {@code io.geneid.jdbc.JdbcWorkerIdAssigner} (a lease table updated by compare-and-set),
+ * {@code io.geneid.zookeeper.ZookeeperWorkerIdAssigner} (ephemeral claims, Curator) and
+ * {@code io.geneid.etcd.EtcdWorkerIdAssigner} (claims on etcd leases, jetcd). A
  * {@link LeasedGeneGenerator} drives an assigner: it acquires a lease, renews it at a fraction of {@link #ttl()},
  * raises the lease's high-water mark ahead of the ids it issues, and releases it on close.
  *
@@ -76,6 +79,21 @@ public interface WorkerIdAssigner extends AutoCloseable {
    * holder. The id becomes the most recently used one of the pool. Does nothing if the lease was already lost.
    */
   void release(WorkerLease lease, Instant highWaterMark);
+
+  /**
+   * Asks to be told at once when this assigner learns, between renewals, that the leases it granted may no longer be
+   * held: a ZooKeeper session that was suspended (disconnected) or lost. A {@link LeasedGeneGenerator} subscribes and
+   * stops issuing on the spot (as if its lease had lapsed) until a renewal sent after the doubt succeeds, which
+   * re-verifies the lease in the store; a renewal that finds the lease gone fences it for good and a new worker id is
+   * leased. Stores that learn of trouble only when called (Redis, a database, etcd) need not implement this: the
+   * generator's renewal deadline fences their holders.
+   *
+   * @param listener run on the assigner's own thread with the reason; it must return quickly and never throw
+   * @return removes the subscription (idempotent)
+   */
+  default Runnable onLeaseDoubt(Consumer<String> listener) {
+    return () -> {};
+  }
 
   /** Closes the store connection this assigner opened, if any. Leases are not released by this. */
   @Override

@@ -6,7 +6,8 @@ import java.util.Set;
 /**
  * Creates a {@link WorkerIdAssigner} from kebab-case properties, found through {@link java.util.ServiceLoader}
  * ({@code META-INF/services/io.geneid.core.lease.WorkerIdAssignerProvider}). Types: {@code static} (gene-id-core),
- * {@code redis} (gene-id-redis), {@code jdbc} (gene-id-jdbc). Integrations (ShardingSphere props, Spring Boot
+ * {@code redis} (gene-id-redis), {@code jdbc} (gene-id-jdbc), {@code zookeeper} (gene-id-zookeeper), {@code etcd}
+ * (gene-id-etcd). Integrations (ShardingSphere props, Spring Boot
  * properties) go through {@link WorkerIdAssigners#sharedGenerator(Map)} rather than calling providers directly.
  */
 public interface WorkerIdAssignerProvider {

@@ -29,7 +29,8 @@ import java.util.regex.Pattern;
  * <table>
  *   <caption>keys read by {@link #sharedGenerator(Map)}</caption>
  *   <tr><th>key</th><th>meaning</th><th>default</th></tr>
- *   <tr><td>{@code worker-assigner}</td><td>{@code static}, {@code redis} or {@code jdbc}</td><td>static</td></tr>
+ *   <tr><td>{@code worker-assigner}</td><td>{@code static}, {@code redis}, {@code jdbc}, {@code zookeeper} or
+ *       {@code etcd}</td><td>static</td></tr>
  *   <tr><td>{@code space}</td><td>pool name: letters, digits, {@code . _ -}, 1..64</td><td>default</td></tr>
  *   <tr><td>{@code worker-id-min}, {@code worker-id-max}</td><td>the sub-range of worker ids this pool uses</td>
  *       <td>0 .. 2^W-1</td></tr>
@@ -49,8 +50,11 @@ import java.util.regex.Pattern;
  * </table>
  * Per type: static {@code worker-id}, {@code worker-id-from-hostname}, {@code hostname}, {@code mark-file};
  * redis {@code redis-uri}, {@code redis-key-prefix}, {@code redis-timeout}; jdbc {@code jdbc-url},
- * {@code jdbc-username}, {@code jdbc-password}, {@code jdbc-table}, {@code jdbc-create-table}. Any other key is an
- * error naming it.
+ * {@code jdbc-username}, {@code jdbc-password}, {@code jdbc-table}, {@code jdbc-create-table}; zookeeper
+ * {@code zookeeper-connect}, {@code zookeeper-base-path}, {@code zookeeper-session-timeout},
+ * {@code zookeeper-connection-timeout}, {@code zookeeper-username}, {@code zookeeper-password} (gene-id-zookeeper);
+ * etcd {@code etcd-endpoints}, {@code etcd-key-prefix}, {@code etcd-timeout}, {@code etcd-username},
+ * {@code etcd-password} (gene-id-etcd). Any other key is an error naming it.
  */
 public final class WorkerIdAssigners {
 

@@ -1,0 +1,58 @@
+package io.geneid.etcd;
+
+import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
+import io.geneid.core.lease.WorkerIdAssigner;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class EtcdWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
+
+  static final String PREFIX = "/gene-id-contract";
+  private static PrivateEtcd etcd;
+
+  @BeforeAll
+  static void start() {
+    etcd = PrivateEtcd.start();
+  }
+
+  @AfterAll
+  static void stop() {
+    etcd.close();
+  }
+
+  @Override
+  protected WorkerIdAssigner assigner(String space, long min, long max, Duration ttl, Duration acquireTimeout,
+      String owner, int port) {
+    return EtcdWorkerIdAssigner.builder()
+        .endpoints("http://127.0.0.1:" + port)
+        .keyPrefix(PREFIX)
+        .space(space)
+        .workerIds(min, max)
+        .ttl(ttl)
+        .acquireTimeout(acquireTimeout)
+        .owner(owner)
+        .build();
+  }
+
+  @Override
+  protected int storePort() {
+    return etcd.port();
+  }
+
+  @Override
+  protected void takeOver(String space, long workerId) {
+    etcd.put(PREFIX + "/leases/" + space + "/claims/" + workerId, "token=999999999;lease=0;owner=usurper");
+  }
+
+  /** An old pool: its generation was born long ago, so its never-used worker ids are free at once. */
+  @Override
+  protected void prepare(String space) {
+    etcd.put(PREFIX + "/leases/" + space + "/pool", "gen=0000000000000001;born=0;next=0");
+  }
+
+  @Override
+  protected void cleanup(String space) {
+    etcd.deletePrefix(PREFIX + "/leases/" + space + "/");
+  }
+}

@@ -1,0 +1,70 @@
+package io.geneid.zookeeper;
+
+import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
+import io.geneid.core.lease.WorkerIdAssigner;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+class ZookeeperWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
+
+  static final String BASE = "/gene-id-contract";
+  private static TestZookeeper zk;
+
+  @BeforeAll
+  static void start() {
+    zk = new TestZookeeper();
+  }
+
+  @AfterAll
+  static void stop() {
+    zk.close();
+  }
+
+  @Override
+  protected WorkerIdAssigner assigner(String space, long min, long max, Duration ttl, Duration acquireTimeout,
+      String owner, int port) {
+    return ZookeeperWorkerIdAssigner.builder()
+        .connectString("127.0.0.1:" + port)
+        .basePath(BASE)
+        .space(space)
+        .workerIds(min, max)
+        .ttl(ttl)
+        .acquireTimeout(acquireTimeout)
+        .owner(owner)
+        .build();
+  }
+
+  @Override
+  protected int storePort() {
+    return zk.port();
+  }
+
+  @Override
+  protected void takeOver(String space, long workerId) {
+    String claim = BASE + "/leases/" + space + "/claims/" + workerId;
+    try {
+      zk.admin.delete().forPath(claim);
+      zk.admin.create().forPath(claim, "token=999999999;owner=usurper".getBytes(StandardCharsets.UTF_8));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  /** An old pool: its generation was born long ago, so its never-used worker ids are free at once. */
+  @Override
+  protected void prepare(String space) {
+    try {
+      zk.admin.create().creatingParentsIfNeeded().forPath(BASE + "/leases/" + space,
+          "gen=0000000000000001;born=0;next=0".getBytes(StandardCharsets.UTF_8));
+    } catch (Exception e) {
+      throw new IllegalStateException(e);
+    }
+  }
+
+  @Override
+  protected void cleanup(String space) {
+    zk.delete(BASE + "/leases/" + space);
+  }
+}

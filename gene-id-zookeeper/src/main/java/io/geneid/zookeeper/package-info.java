@@ -1,0 +1,5 @@
+/** Worker-id leases in ZooKeeper through Apache Curator: {@link io.geneid.zookeeper.ZookeeperWorkerIdAssigner}. */
+@NullMarked
+package io.geneid.zookeeper;
+
+import org.jspecify.annotations.NullMarked;
