@@ -30,7 +30,7 @@ import org.springframework.core.type.AnnotatedTypeMetadata;
 import org.springframework.util.ClassUtils;
 
 /**
- * The {@link LeasedGeneGenerator} of {@code gene-id.worker-assigner: redis | jdbc}, imported by
+ * The {@link LeasedGeneGenerator} of {@code gene-id.worker-assigner: redis | jdbc | zookeeper | etcd}, imported by
  * {@link GeneIdAutoConfiguration}. When the context closes it gives up what it holds: its own generator is closed
  * (lease released, high-water mark recorded); its handle on a JVM-shared one is closed, and the shared generator is
  * closed only if no other user (a ShardingSphere key generator, another context) still holds it.
@@ -42,6 +42,8 @@ class GeneIdLeaseConfiguration {
 
   static final String REDIS_PROBE = "io.geneid.redis.RedisWorkerIdAssigner";
   static final String JDBC_PROBE = "io.geneid.jdbc.JdbcWorkerIdAssigner";
+  static final String ZOOKEEPER_PROBE = "io.geneid.zookeeper.ZookeeperWorkerIdAssigner";
+  static final String ETCD_PROBE = "io.geneid.etcd.EtcdWorkerIdAssigner";
   private static final String SHARDINGSPHERE_CONNECTION =
       "org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection";
 
@@ -92,8 +94,12 @@ class GeneIdLeaseConfiguration {
     WorkerAssigner type = properties.workerAssigner();
     String what = GeneIdProperties.PREFIX + ".worker-assigner=" + type.name().toLowerCase(Locale.ROOT);
     ClassLoader loader = resources.getClassLoader();
-    requireModule(what, type == WorkerAssigner.REDIS ? "gene-id-redis" : "gene-id-jdbc",
-        type == WorkerAssigner.REDIS ? REDIS_PROBE : JDBC_PROBE, loader);
+    switch (type) {
+      case REDIS -> requireModule(what, "gene-id-redis", REDIS_PROBE, loader);
+      case JDBC -> requireModule(what, "gene-id-jdbc", JDBC_PROBE, loader);
+      case ZOOKEEPER -> requireModule(what, "gene-id-zookeeper", ZOOKEEPER_PROBE, loader);
+      default -> requireModule(what, "gene-id-etcd", ETCD_PROBE, loader);
+    }
     if (properties.workerId() != null) {
       throw new InvalidGeneIdPropertyException(GeneIdProperties.PREFIX + ".worker-id must not be set with " + what
           + ": the worker id is leased from the store (remove " + GeneIdProperties.PREFIX + ".worker-id, or use "
@@ -190,7 +196,7 @@ class GeneIdLeaseConfiguration {
     return dataSource;
   }
 
-  /** Matches {@code gene-id.worker-assigner} redis or jdbc. */
+  /** Matches {@code gene-id.worker-assigner} redis, jdbc, zookeeper or etcd. */
   static final class OnLeasedWorkerAssigner extends SpringBootCondition {
     @Override
     public ConditionOutcome getMatchOutcome(ConditionContext context, AnnotatedTypeMetadata metadata) {
@@ -201,7 +207,7 @@ class GeneIdLeaseConfiguration {
       } catch (BindException e) {
         return ConditionOutcome.noMatch("gene-id.worker-assigner does not bind: " + e.getMessage());
       }
-      return assigner == WorkerAssigner.REDIS || assigner == WorkerAssigner.JDBC
+      return assigner != WorkerAssigner.STATIC && assigner != WorkerAssigner.NONE
           ? ConditionOutcome.match("gene-id.worker-assigner is " + assigner)
           : ConditionOutcome.noMatch("gene-id.worker-assigner is " + assigner);
     }

@@ -54,9 +54,10 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param workerId This process's worker id, in [0, 2^worker-bits - 1]. Required when worker-assigner is static: give
  *     every running process its own (for example a StatefulSet ordinal); two processes with one worker id issue
  *     duplicates.
- * @param workerAssigner Where the worker id comes from. static: gene-id.worker-id. redis or jdbc: leased from a store
- *     shared by every process of gene-id.lease.space (needs io.geneid:gene-id-redis or io.geneid:gene-id-jdbc). none:
- *     no snowflake generator (segment mode only).
+ * @param workerAssigner Where the worker id comes from. static: gene-id.worker-id. redis, jdbc, zookeeper or etcd:
+ *     leased from a store shared by every process of gene-id.lease.space (needs io.geneid:gene-id-redis,
+ *     io.geneid:gene-id-jdbc, io.geneid:gene-id-zookeeper or io.geneid:gene-id-etcd). none: no snowflake generator
+ *     (segment mode only).
  * @param maxBorrowMillis How far, in ms, a gene may run ahead of the clock when its sequence is used up, and how
  *     large a clock step back is absorbed without waiting; in [0, 60000].
  * @param clockBackwardsMaxWait How long a caller waits for a clock that stepped back further than max-borrow-millis
@@ -72,6 +73,8 @@ import org.springframework.boot.context.properties.bind.DefaultValue;
  * @param jdbc the database of leases and segments
  * @param segment segment mode
  * @param json ids in JSON
+ * @param zookeeper the ZooKeeper of leases
+ * @param etcd the etcd of leases
  */
 @ConfigurationProperties(prefix = GeneIdProperties.PREFIX, ignoreUnknownFields = false)
 public record GeneIdProperties(
@@ -90,7 +93,9 @@ public record GeneIdProperties(
     @DefaultValue Redis redis,
     @DefaultValue Jdbc jdbc,
     @DefaultValue Segment segment,
-    @DefaultValue Json json) {
+    @DefaultValue Json json,
+    @DefaultValue Zookeeper zookeeper,
+    @DefaultValue Etcd etcd) {
 
   /** The prefix of every property. */
   public static final String PREFIX = "gene-id";
@@ -110,6 +115,10 @@ public record GeneIdProperties(
     REDIS,
     /** Leased from a database table ({@code gene-id-jdbc}): {@code gene-id.jdbc.url} or the application's DataSource. */
     JDBC,
+    /** Leased from ZooKeeper ({@code gene-id-zookeeper}): {@code gene-id.zookeeper.connect}. */
+    ZOOKEEPER,
+    /** Leased from etcd ({@code gene-id-etcd}): {@code gene-id.etcd.endpoints}. */
+    ETCD,
     /** No snowflake generator: for applications that only use segment mode. */
     NONE
   }
@@ -131,7 +140,7 @@ public record GeneIdProperties(
   }
 
   /**
-   * {@code gene-id.lease.*}: the worker-id lease, for {@code worker-assigner} redis or jdbc. Unset values take the
+   * {@code gene-id.lease.*}: the worker-id lease, for {@code worker-assigner} redis, jdbc, zookeeper or etcd. Unset values take the
    * core's defaults.
    *
    * @param space The pool of worker ids (1 to 64 of A-Z a-z 0-9 . _ -): processes of one service share a space,
@@ -216,6 +225,48 @@ public record GeneIdProperties(
       @DefaultValue Map<String, TagSettings> perTag) {}
 
   /**
+   * {@code gene-id.zookeeper.*}: the ZooKeeper of worker-id leases (gene-id-zookeeper), for
+   * {@code worker-assigner: zookeeper}. Unset values take the store's defaults (docs/leases.md).
+   *
+   * @param connect The ZooKeeper connect string, e.g. zk1:2181,zk2:2181,zk3:2181. Required for ZooKeeper.
+   * @param basePath The path under which the lease nodes live. Default: /gene-id.
+   * @param sessionTimeout The ZooKeeper session timeout; a lost session fences the generator. Default: the lease TTL.
+   * @param connectionTimeout How long a connection attempt may take. Default: the store's.
+   * @param username User name for digest authentication.
+   * @param password Password for digest authentication.
+   */
+  public record Zookeeper(@Nullable String connect, @Nullable String basePath, @Nullable Duration sessionTimeout,
+      @Nullable Duration connectionTimeout, @Nullable String username, @Nullable String password) {
+
+    @Override
+    public String toString() { // never the password
+      return "Zookeeper[connect=" + connect + ", basePath=" + basePath + ", sessionTimeout=" + sessionTimeout
+          + ", connectionTimeout=" + connectionTimeout + ", username=" + username + ", password="
+          + (password == null ? null : "******") + "]";
+    }
+  }
+
+  /**
+   * {@code gene-id.etcd.*}: the etcd of worker-id leases (gene-id-etcd), for {@code worker-assigner: etcd}. Unset
+   * values take the store's defaults (docs/leases.md).
+   *
+   * @param endpoints The etcd endpoints, e.g. http://etcd1:2379,http://etcd2:2379. Required for etcd.
+   * @param keyPrefix The prefix of the lease keys. Default: the store's.
+   * @param timeout The timeout of every etcd call. Default: the store's.
+   * @param username User name for etcd authentication.
+   * @param password Password for etcd authentication.
+   */
+  public record Etcd(@Nullable String endpoints, @Nullable String keyPrefix, @Nullable Duration timeout,
+      @Nullable String username, @Nullable String password) {
+
+    @Override
+    public String toString() { // never the password
+      return "Etcd[endpoints=" + endpoints + ", keyPrefix=" + keyPrefix + ", timeout=" + timeout + ", username="
+          + username + ", password=" + (password == null ? null : "******") + "]";
+    }
+  }
+
+  /**
    * {@code gene-id.json.*}: ids in the application's JSON (Spring Boot's Jackson ObjectMapper).
    *
    * @param idsAsStrings Write long id properties (named id or ending in Id or _id) as JSON strings, so that a browser
@@ -255,7 +306,7 @@ public record GeneIdProperties(
         maxBorrowMillis == GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS ? null : maxBorrowMillis);
     putIf(p, SettingsReader.CLOCK_BACKWARDS_MAX_WAIT,
         clockBackwardsMaxWait.equals(ClockBackwardsPolicy.DEFAULT.maxWait()) ? null : clockBackwardsMaxWait);
-    if (workerAssigner == WorkerAssigner.REDIS || workerAssigner == WorkerAssigner.JDBC) {
+    if (workerAssigner != WorkerAssigner.STATIC && workerAssigner != WorkerAssigner.NONE) {
       putIf(p, WorkerIdAssigners.SPACE, lease.space);
       putIf(p, WorkerIdAssigners.WORKER_ID_MIN, lease.workerIdMin);
       putIf(p, WorkerIdAssigners.WORKER_ID_MAX, lease.workerIdMax);
@@ -276,6 +327,19 @@ public record GeneIdProperties(
       }
       putIf(p, "jdbc-table", jdbc.leaseTable);
       putIf(p, "jdbc-create-table", jdbc.createTables ? Boolean.TRUE : null);
+    } else if (workerAssigner == WorkerAssigner.ZOOKEEPER) {
+      putIf(p, "zookeeper-connect", zookeeper.connect);
+      putIf(p, "zookeeper-base-path", zookeeper.basePath);
+      putIf(p, "zookeeper-session-timeout", zookeeper.sessionTimeout);
+      putIf(p, "zookeeper-connection-timeout", zookeeper.connectionTimeout);
+      putIf(p, "zookeeper-username", zookeeper.username);
+      putIf(p, "zookeeper-password", zookeeper.password);
+    } else if (workerAssigner == WorkerAssigner.ETCD) {
+      putIf(p, "etcd-endpoints", etcd.endpoints);
+      putIf(p, "etcd-key-prefix", etcd.keyPrefix);
+      putIf(p, "etcd-timeout", etcd.timeout);
+      putIf(p, "etcd-username", etcd.username);
+      putIf(p, "etcd-password", etcd.password);
     }
     return SettingsReader.of(p).named(key -> PREFIX + "." + PROPERTY_OF.getOrDefault(key, key));
   }
@@ -349,6 +413,19 @@ public record GeneIdProperties(
       addIf(unused, PREFIX + ".redis.uri", redis.uri);
       addIf(unused, PREFIX + ".redis.timeout", redis.timeout);
     }
+    String z = PREFIX + ".zookeeper.";
+    addIf(unused, z + "connect", zookeeper.connect);
+    addIf(unused, z + "base-path", zookeeper.basePath);
+    addIf(unused, z + "session-timeout", zookeeper.sessionTimeout);
+    addIf(unused, z + "connection-timeout", zookeeper.connectionTimeout);
+    addIf(unused, z + "username", zookeeper.username);
+    addIf(unused, z + "password", zookeeper.password);
+    String e = PREFIX + ".etcd.";
+    addIf(unused, e + "endpoints", etcd.endpoints);
+    addIf(unused, e + "key-prefix", etcd.keyPrefix);
+    addIf(unused, e + "timeout", etcd.timeout);
+    addIf(unused, e + "username", etcd.username);
+    addIf(unused, e + "password", etcd.password);
     if (segment.store != SegmentStoreType.JDBC) {
       addIf(unused, PREFIX + ".jdbc.url", jdbc.url);
       addIf(unused, PREFIX + ".jdbc.username", jdbc.username);
@@ -392,6 +469,12 @@ public record GeneIdProperties(
     m.put("jdbc-password", "jdbc.password");
     m.put("jdbc-table", "jdbc.lease-table");
     m.put("jdbc-create-table", "jdbc.create-tables");
+    for (String k : List.of("connect", "base-path", "session-timeout", "connection-timeout", "username", "password")) {
+      m.put("zookeeper-" + k, "zookeeper." + k);
+    }
+    for (String k : List.of("endpoints", "key-prefix", "timeout", "username", "password")) {
+      m.put("etcd-" + k, "etcd." + k);
+    }
     m.put("workerId", WORKER_ID);
     m.put("maxBorrowMillis", SettingsReader.MAX_BORROW_MILLIS);
     m.put("maxWait", SettingsReader.CLOCK_BACKWARDS_MAX_WAIT);

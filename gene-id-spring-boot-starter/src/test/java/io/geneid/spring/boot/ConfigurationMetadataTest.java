@@ -38,7 +38,11 @@ class ConfigurationMetadataTest {
         "gene-id.segment.store", "gene-id.segment.tags", "gene-id.segment.min-step", "gene-id.segment.max-step",
         "gene-id.segment.segment-duration", "gene-id.segment.prefetch-ratio", "gene-id.segment.fetch-timeout",
         "gene-id.segment.prefetch-retry",
-        "gene-id.segment.per-tag", "gene-id.sharding-check", "gene-id.redis.segment-allow-without-persistence", "gene-id.json.ids-as-strings");
+        "gene-id.segment.per-tag", "gene-id.sharding-check", "gene-id.redis.segment-allow-without-persistence", "gene-id.json.ids-as-strings",
+        "gene-id.zookeeper.connect", "gene-id.zookeeper.base-path", "gene-id.zookeeper.session-timeout",
+        "gene-id.zookeeper.connection-timeout", "gene-id.zookeeper.username", "gene-id.zookeeper.password",
+        "gene-id.etcd.endpoints", "gene-id.etcd.key-prefix", "gene-id.etcd.timeout", "gene-id.etcd.username",
+        "gene-id.etcd.password");
     // every property is described (short ones such as "Password for url." included)
     properties.forEach((name, p) -> assertThat(p.path("description").asText()).as(name).hasSizeGreaterThan(10));
     assertThat(properties.get("gene-id.epoch").get("defaultValue").asText()).isEqualTo("2025-01-01T00:00:00Z");

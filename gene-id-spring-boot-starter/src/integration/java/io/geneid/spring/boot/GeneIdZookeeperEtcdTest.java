@@ -1,0 +1,61 @@
+package io.geneid.spring.boot;
+
+import static io.geneid.spring.boot.StartupFailures.failsWith;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.zookeeper.TestZookeeper;
+import java.util.HashSet;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import org.junit.jupiter.api.Test;
+import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.runner.ApplicationContextRunner;
+
+/**
+ * {@code gene-id.worker-assigner: zookeeper} leases the worker id from a real ZooKeeper (in the test JVM), with the
+ * {@code gene-id.zookeeper.*} properties; {@code etcd} without gene-id-etcd on the class path names the artifact.
+ */
+class GeneIdZookeeperEtcdTest {
+
+  private final ApplicationContextRunner runner = new ApplicationContextRunner()
+      .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class));
+
+  private static String space() {
+    return "zk_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+  }
+
+  @Test
+  void aWorkerIdLeasedFromZookeeperIssuesIds() {
+    try (TestZookeeper zk = new TestZookeeper()) {
+      runner.withPropertyValues("gene-id.worker-assigner=zookeeper", "gene-id.zookeeper.connect=" + zk.connect(),
+          "gene-id.lease.space=" + space(), "gene-id.lease.ttl=2s").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(LeasedGeneGenerator.class);
+            LeasedGeneGenerator ids = context.getBean(LeasedGeneGenerator.class);
+            assertThat(ids.workerId()).isBetween(0L, ids.layout().maxWorkerId());
+            Set<Long> seen = new HashSet<>();
+            for (int i = 0; i < 10_000; i++) {
+              long id = ids.nextIdFor(4242L);
+              assertThat(seen.add(id)).isTrue();
+              assertThat(ids.layout().decode(id).workerId()).isEqualTo(ids.workerId());
+            }
+          });
+    }
+  }
+
+  @Test
+  void badZookeeperSettingsNameTheProperty() {
+    runner.withPropertyValues("gene-id.worker-assigner=zookeeper", "gene-id.lease.space=" + space())
+        .run(context -> assertThat(context).hasFailed().getFailure().hasStackTraceContaining("gene-id.zookeeper.connect"));
+    runner.withPropertyValues("gene-id.worker-id=3", "gene-id.zookeeper.connect=127.0.0.1:2181")
+        .run(failsWith("gene-id.zookeeper.connect is set but gene-id.worker-assigner=static does not read it: set"
+            + " gene-id.worker-assigner=redis or jdbc to lease the worker id, or remove it"));
+  }
+
+  @Test
+  void etcdWithoutItsModuleNamesTheArtifact() {
+    runner.withPropertyValues("gene-id.worker-assigner=etcd", "gene-id.etcd.endpoints=http://127.0.0.1:2379")
+        .run(context -> assertThat(context).hasFailed().getFailure()
+            .hasStackTraceContaining("needs io.geneid:gene-id-etcd on the class path"));
+  }
+}
