@@ -29,7 +29,9 @@ class GeneIdZookeeperEtcdTest {
   void aWorkerIdLeasedFromZookeeperIssuesIds() {
     try (TestZookeeper zk = new TestZookeeper()) {
       runner.withPropertyValues("gene-id.worker-assigner=zookeeper", "gene-id.zookeeper.connect=" + zk.connect(),
-          "gene-id.lease.space=" + space(), "gene-id.lease.ttl=2s").run(context -> {
+          "gene-id.lease.space=" + space(), "gene-id.lease.ttl=2s",
+          // an epoch of its own: worker ids leased by other tests of this JVM are claims of another layout
+          "gene-id.epoch=2025-06-01T00:00:00Z").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(LeasedGeneGenerator.class);
             LeasedGeneGenerator ids = context.getBean(LeasedGeneGenerator.class);
             assertThat(ids.workerId()).isBetween(0L, ids.layout().maxWorkerId());
