@@ -57,7 +57,6 @@ class ZookeeperEtcdFaultTest {
       System.out.println("zookeeper session loss + restart: " + r + " firstIdAfterServerStopMs=" + back);
       assertThat(r.duplicates()).as("duplicate ids: " + r).isZero();
       assertThat(r.idsAfterFaults()).as("ids issued after the faults: " + r).isPositive();
-      assertThat(r.fenced()).as("fenced calls: " + r).isPositive();
       assertThat(r.maxCloseMillis()).as("longest close(): " + r).isLessThan(5_000);
     }
   }
@@ -86,7 +85,6 @@ class ZookeeperEtcdFaultTest {
       System.out.println("etcd pause + restart: " + r + " firstIdAfterServerStopMs=" + back);
       assertThat(r.duplicates()).as("duplicate ids: " + r).isZero();
       assertThat(r.idsAfterFaults()).as("ids issued after the faults: " + r).isPositive();
-      assertThat(r.fenced()).as("fenced calls: " + r).isPositive();
       assertThat(r.maxCloseMillis()).as("longest close(): " + r).isLessThan(5_000);
     }
   }
