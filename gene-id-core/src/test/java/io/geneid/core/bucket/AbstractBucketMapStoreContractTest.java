@@ -1,69 +1,50 @@
-package io.geneid.jdbc;
+package io.geneid.core.bucket;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
-import io.geneid.core.bucket.BucketMap;
-import io.geneid.core.bucket.BucketMapRouter;
-import io.geneid.core.bucket.BucketMapStaleException;
 import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
-import io.geneid.core.bucket.BucketPlanner;
-import io.geneid.core.bucket.BucketState;
 import io.geneid.core.testing.ManualClock;
-import java.sql.Connection;
-import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
-import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.Test;
 
-/** What every database under {@link JdbcBucketMapStore} must do; each test uses tables of its own name. */
-abstract class AbstractBucketMapStoreContractTest {
+/**
+ * What every {@link BucketMapStore} must do, run against the real store by one subclass per backend (as
+ * {@code AbstractWorkerIdAssignerContractTest} is): maps stored once and changed by version only, large irregular
+ * maps, router heartbeats, one winner among racing writers, and a {@link BucketMapRouter} over the store learning a new
+ * map within its refresh interval and fencing its writes when the store is out of reach. Each test works on a store
+ * of its own names (a table, a key prefix) that the subclass removes afterwards.
+ */
+public abstract class AbstractBucketMapStoreContractTest {
 
-  /** JDBC URL, user and password of the database the tables go in. */
-  abstract String[] connection();
+  /** The store under test, the same instance for the whole test. */
+  protected abstract BucketMapStore store();
 
-  HikariDataSource pool;
-  String table;
-  JdbcBucketMapStore store;
+  /**
+   * A second store over the same data, with a connection of its own that {@link #cutOff(BucketMapStore)} can take
+   * away without touching {@link #store()}.
+   */
+  protected abstract BucketMapStore ownStore() throws Exception;
 
-  @BeforeEach
-  void setUp() {
-    pool = pool();
-    table = "gid_bmap_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
-        .toLowerCase(Locale.ROOT);
-    store = JdbcBucketMapStore.builder().dataSource(pool).table(table).createTable(true).build();
-  }
+  /** Makes {@code own} (from {@link #ownStore()}) unable to reach the store from now on. */
+  protected abstract void cutOff(BucketMapStore own) throws Exception;
 
-  HikariDataSource pool() {
-    String[] c = connection();
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(c[0]);
-    config.setUsername(c[1]);
-    config.setPassword(c[2]);
-    config.setMaximumPoolSize(2);
-    config.setConnectionTimeout(1000);
-    return new HikariDataSource(config);
-  }
-
-  @AfterEach
-  void dropTables() throws Exception {
-    try (HikariDataSource p = pool(); Connection c = p.getConnection(); Statement s = c.createStatement()) {
-      s.execute("DROP TABLE IF EXISTS " + table);
-      s.execute("DROP TABLE IF EXISTS " + table + "_router");
-    } finally {
-      pool.close();
-    }
-  }
+  /** How the error of {@code own}'s failed {@code load(name)} starts, e.g. {@code the JDBC bucket map store ...}. */
+  protected abstract String loadFailure(BucketMapStore own, String name);
 
   @Test
   void storesAMapOnceAndChangesItByVersion() {
+    BucketMapStore store = store();
     assertThat(store.load("orders")).isEmpty();
     BucketMap two = BucketMap.ofMod(6, 2, 1).withVersion(1);
     assertThat(store.compareAndSet("orders", -1, two)).isTrue();
@@ -82,6 +63,10 @@ abstract class AbstractBucketMapStoreContractTest {
     assertThat(store.load("items")).isEmpty();
     assertThatThrownBy(() -> store.compareAndSet("orders", 3, grown))
         .hasMessage("a new bucket map must have a version above 3 but had 3");
+    BucketMap otherBits = BucketMap.ofMod(4, 2, 1).withVersion(4);
+    assertThat(store.compareAndSet("orders", 3, otherBits)).as("another gene-bits: ids would route elsewhere")
+        .isFalse();
+    assertThat(store.load("orders")).contains(grown);
   }
 
   @Test
@@ -91,12 +76,47 @@ abstract class AbstractBucketMapStoreContractTest {
       targets[b] = (int) ((b * 2654435761L >>> 7) % 13);
     }
     BucketMap map = BucketMap.of(16, targets).withVersion(1);
-    assertThat(store.compareAndSet("big", -1, map)).isTrue();
-    assertThat(store.load("big")).contains(map);
+    assertThat(store().compareAndSet("big", -1, map)).isTrue();
+    assertThat(store().load("big")).contains(map);
+  }
+
+  @Test
+  void ofWritersRacingFromOneVersionExactlyOneWins() throws Exception {
+    BucketMapStore store = store();
+    BucketMap two = BucketMap.ofMod(6, 2, 1).withVersion(1);
+    assertThat(store.compareAndSet("orders", -1, two)).isTrue();
+    int writers = 8;
+    ExecutorService pool = Executors.newFixedThreadPool(writers);
+    try {
+      CountDownLatch go = new CountDownLatch(1);
+      List<Future<Boolean>> results = new ArrayList<>();
+      for (int w = 0; w < writers; w++) {
+        BucketMap mine = two.withState(List.of(w), BucketState.FROZEN).withVersion(2);
+        Callable<Boolean> cas = () -> {
+          go.await();
+          return store.compareAndSet("orders", 1, mine);
+        };
+        results.add(pool.submit(cas));
+      }
+      go.countDown();
+      int won = -1;
+      for (int w = 0; w < writers; w++) {
+        if (results.get(w).get(30, TimeUnit.SECONDS)) {
+          assertThat(won).as("a second winner").isEqualTo(-1);
+          won = w;
+        }
+      }
+      assertThat(won).as("a winner").isNotNegative();
+      assertThat(store.load("orders").orElseThrow().bucketsIn(BucketState.FROZEN)).containsExactly(won);
+    } finally {
+      pool.shutdownNow();
+    }
   }
 
   @Test
   void recordsEachRoutersVersion() {
+    BucketMapStore store = store();
+    assertThat(store.routers("orders")).isEmpty();
     store.heartbeat("orders", "app-1", 1, 1000);
     store.heartbeat("orders", "app-2", 1, 1001);
     store.heartbeat("orders", "app-1", 2, 1500);
@@ -108,6 +128,7 @@ abstract class AbstractBucketMapStoreContractTest {
 
   @Test
   void aRouterStartedWithAnOldMapLearnsTheNewOneWithinTheRefreshInterval() throws Exception {
+    BucketMapStore store = store();
     BucketMap two = BucketMap.ofMod(6, 2, 1).withVersion(1);
     store.compareAndSet("orders", -1, two);
     AtomicReference<BucketMap> seen = new AtomicReference<>();
@@ -128,22 +149,21 @@ abstract class AbstractBucketMapStoreContractTest {
         Thread.sleep(20);
       }
       assertThat(store.routers("orders")).extracting(RouterHeartbeat::routerId, RouterHeartbeat::version)
-          .containsExactly(org.assertj.core.groups.Tuple.tuple("app-1", 2L));
+          .containsExactly(Tuple.tuple("app-1", 2L));
       router.checkWritable();
     }
   }
 
   @Test
-  void aRouterThatCannotReachTheStoreStopsWritesWithinItsBound() {
-    store.compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
+  void aRouterThatCannotReachTheStoreStopsWritesWithinItsBound() throws Exception {
+    store().compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
     ManualClock clock = new ManualClock(1_000_000);
-    HikariDataSource own = pool();
-    JdbcBucketMapStore ownStore = JdbcBucketMapStore.builder().dataSource(own).table(table).build();
-    BucketMapRouter router = BucketMapRouter.builder(ownStore, "orders").routerId("app-9")
+    BucketMapStore own = ownStore();
+    BucketMapRouter router = BucketMapRouter.builder(own, "orders").routerId("app-9")
         .refreshInterval(Duration.ofMillis(100)).staleAfter(Duration.ofMillis(500)).clock(clock).build();
     assertThat(router.refresh()).isTrue();
     router.checkWritable();
-    own.close(); // the store is out of reach for this router
+    cutOff(own); // the store is out of reach for this router
     clock.advance(300);
     assertThat(router.refresh()).isFalse();
     router.checkWritable(); // within the bound: still writing
@@ -152,18 +172,18 @@ abstract class AbstractBucketMapStoreContractTest {
     assertThatThrownBy(router::checkWritable)
         .isInstanceOf(BucketMapStaleException.class)
         .hasMessageStartingWith("router app-9 refuses writes: bucket map 'orders' (version 1) was last refreshed"
-            + " 501ms ago, more than stale-after 500ms; last error: the JDBC bucket map store (table " + table
-            + ") could not load map 'orders'")
+            + " 501ms ago, more than stale-after 500ms; last error: " + loadFailure(own, "orders"))
         .satisfies(e -> assertThat(((BucketMapStaleException) e).staleMillis()).isEqualTo(501));
   }
 
   @Test
   void aNeverLoadedRouterRefusesWrites() {
+    BucketMapStore store = store();
     BucketMapRouter router = BucketMapRouter.builder(store, "nothing").routerId("app-3").build();
     assertThat(router.refresh()).isFalse();
     assertThatThrownBy(router::checkWritable).isInstanceOf(BucketMapStaleException.class)
         .hasMessageStartingWith("router app-3 refuses writes: bucket map 'nothing' was never loaded; last error:"
-            + " no bucket map named 'nothing' in JdbcBucketMapStore[table " + table + "]");
+            + " no bucket map named 'nothing' in " + store);
     assertThatThrownBy(router::current).hasMessageStartingWith("bucket map 'nothing' has not been loaded");
     assertThatThrownBy(() -> BucketMapRouter.builder(store, "x").refreshInterval(Duration.ofSeconds(5)).build())
         .hasMessage("stale after (5000ms) must be longer than the refresh interval (5000ms), or every router"
