@@ -54,6 +54,7 @@ abstract class AbstractJdbcBucketMapStoreContractTest extends AbstractBucketMapS
     try (HikariDataSource p = pool(); Connection c = p.getConnection(); Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + table);
       s.execute("DROP TABLE IF EXISTS " + table + "_router");
+      s.execute("DROP TABLE IF EXISTS " + table + "_progress"); // once JdbcBucketMapStore records progress
     } finally {
       pools.forEach(HikariDataSource::close);
     }

@@ -76,8 +76,12 @@ class RedisBucketMapStoreContractTest extends AbstractBucketMapStoreContractTest
     BucketMap map = BucketMap.ofMod(6, 2, 1).withVersion(1);
     assertThat(store.compareAndSet("orders", -1, map)).isTrue();
     store.heartbeat("orders", "app-1", 1, 1000);
+    store.saveProgress("orders", new io.geneid.core.bucket.BucketMapStore.MoveProgress(2, 1, 32, 77, 5, 6));
     assertThat(redis.keys()).containsExactlyInAnyOrder(redis.prefix + ":bucket-map:{orders}",
-        redis.prefix + ":bucket-map:{orders}:routers");
+        redis.prefix + ":bucket-map:{orders}:routers", redis.prefix + ":bucket-map:{orders}:progress");
+    assertThat(redis.redis().hgetall(redis.prefix + ":bucket-map:{orders}:progress")).containsExactlyInAnyOrderEntriesOf(
+        Map.of("target_version", "2", "buckets_done", "1", "buckets_total", "32", "rows_copied", "77",
+            "started_at", "5", "updated_at", "6"));
     assertThat(redis.redis().hgetall(redis.prefix + ":bucket-map:{orders}")).containsExactlyInAnyOrderEntriesOf(
         Map.of("gene_bits", "6", "version", "1", "map", "0=0-62/2; 1=1-63/2", "states", ""));
     assertThat(redis.redis().hgetall(redis.prefix + ":bucket-map:{orders}:routers"))

@@ -35,6 +35,8 @@ import org.jspecify.annotations.Nullable;
  *       {@code io.geneid.jdbc.JdbcBucketMapStore}'s table.
  *   <li>{@code <prefix>:bucket-map:{<name>}:routers}, a hash: router id to {@code <version> <atMillis>}, its last
  *       heartbeat.
+ *   <li>{@code <prefix>:bucket-map:{<name>}:progress}, a hash: the last {@link MoveProgress} of a move of the map, its
+ *       six fields written by one {@code HSET}.
  * </ul>
  * A change is a Lua script ({@code bucket-map-cas.lua}) that compares the stored version (and gene bits) and writes
  * the four fields at once, so of two writers one wins; a load is one {@code HMGET}, so it never sees half a change.
@@ -101,6 +103,14 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
   public String routersKey(String name) {
     return key(name) + ":routers";
   }
+
+  /** The hash of the last move progress of map {@code name}, in the map's slot. */
+  public String progressKey(String name) {
+    return key(name) + ":progress";
+  }
+
+  private static final String[] PROGRESS_FIELDS = {"target_version", "buckets_done", "buckets_total", "rows_copied",
+      "started_at", "updated_at"};
 
   private static void checkName(String name) {
     if (name.isEmpty() || name.length() > MAX_NAME_LENGTH) {
@@ -222,6 +232,43 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
     }
     result.sort(Comparator.comparing(RouterHeartbeat::routerId));
     return result;
+  }
+
+  /** One {@code HSET} of all six fields, so the record is replaced whole. */
+  @Override
+  public void saveProgress(String name, MoveProgress progress) {
+    String key = progressKey(name);
+    Map<String, String> fields = new java.util.LinkedHashMap<>();
+    long[] values = {progress.targetVersion(), progress.bucketsDone(), progress.bucketsTotal(), progress.rowsCopied(),
+        progress.startedAtMillis(), progress.updatedAtMillis()};
+    for (int i = 0; i < values.length; i++) {
+      fields.put(PROGRESS_FIELDS[i], Long.toString(values[i]));
+    }
+    run("record the move progress of map '" + name + "'", key, c -> c.hset(key, fields));
+  }
+
+  /** One {@code HMGET} of the six fields. */
+  @Override
+  public Optional<MoveProgress> progress(String name) {
+    String key = progressKey(name);
+    List<KeyValue<String, String>> fields = run("read the move progress of map '" + name + "'", key,
+        c -> c.hmget(key, PROGRESS_FIELDS));
+    if (fields.stream().allMatch(KeyValue::isEmpty)) {
+      return Optional.empty();
+    }
+    try {
+      long[] v = new long[PROGRESS_FIELDS.length];
+      for (int i = 0; i < v.length; i++) {
+        if (fields.get(i).isEmpty()) {
+          throw new IllegalArgumentException("the field " + PROGRESS_FIELDS[i] + " is missing");
+        }
+        v[i] = Long.parseLong(fields.get(i).getValue());
+      }
+      return Optional.of(new MoveProgress(v[0], Math.toIntExact(v[1]), Math.toIntExact(v[2]), v[3], v[4], v[5]));
+    } catch (IllegalArgumentException | ArithmeticException e) {
+      throw new GeneIdException("the move progress of bucket map '" + name + "' in Redis key " + key + " at " + where
+          + " cannot be read: " + e.getMessage(), e);
+    }
   }
 
   /** Closes the connection and client if this store opened them. */

@@ -3,6 +3,7 @@ package io.geneid.core.bucket;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.geneid.core.bucket.BucketMapStore.MoveProgress;
 import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
 import io.geneid.core.testing.ManualClock;
 import java.time.Duration;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Test;
 /**
  * What every {@link BucketMapStore} must do, run against the real store by one subclass per backend (as
  * {@code AbstractWorkerIdAssignerContractTest} is): maps stored once and changed by version only, large irregular
- * maps, router heartbeats, one winner among racing writers, and a {@link BucketMapRouter} over the store learning a new
+ * maps, router heartbeats, a move's progress, one winner among racing writers, and a {@link BucketMapRouter} over the store learning a new
  * map within its refresh interval and fencing its writes when the store is out of reach. Each test works on a store
  * of its own names (a table, a key prefix) that the subclass removes afterwards.
  */
@@ -124,6 +125,22 @@ public abstract class AbstractBucketMapStoreContractTest {
     assertThat(store.routers("orders")).containsExactly(new RouterHeartbeat("app-1", 2, 1500),
         new RouterHeartbeat("app-2", 1, 1001));
     assertThat(store.routers("items")).containsExactly(new RouterHeartbeat("app-1", 7, 1600));
+  }
+
+  @Test
+  void keepsTheLastProgressOfEachMapsMove() throws Exception {
+    BucketMapStore store = store();
+    assertThat(store.progress("orders")).isEmpty();
+    MoveProgress first = new MoveProgress(2, 0, 32, 500, 1_000, 1_250);
+    store.saveProgress("orders", first);
+    assertThat(store.progress("orders")).contains(first);
+    MoveProgress later = new MoveProgress(5, 1, 32, 1_000_000_000_000L, 1_000, 9_000);
+    store.saveProgress("orders", later);
+    store.saveProgress("items", new MoveProgress(1, 3, 3, 0, 7, 8));
+    assertThat(store.progress("orders")).as("replaces the last record").contains(later);
+    assertThat(store.progress("items")).contains(new MoveProgress(1, 3, 3, 0, 7, 8));
+    assertThat(store.load("orders")).as("progress is not a map").isEmpty();
+    assertThat(ownStore().progress("orders")).as("another store over the same data").contains(later);
   }
 
   @Test
