@@ -22,9 +22,9 @@ import org.junit.jupiter.api.Test;
 /**
  * What every {@link BucketMapStore} must do, run against the real store by one subclass per backend (as
  * {@code AbstractWorkerIdAssignerContractTest} is): maps stored once and changed by version only, large irregular
- * maps, router heartbeats, a move's progress, one winner among racing writers, and a {@link BucketMapRouter} over the store learning a new
- * map within its refresh interval and fencing its writes when the store is out of reach. Each test works on a store
- * of its own names (a table, a key prefix) that the subclass removes afterwards.
+ * maps, router heartbeats, a move's progress, one winner among racing writers, and a {@link BucketMapRouter} over
+ * the store learning a new map within its refresh interval and fencing its writes when the store is out of reach.
+ * Each test works on a store of its own names (a table, a key prefix) that the subclass removes afterwards.
  */
 public abstract class AbstractBucketMapStoreContractTest {
 
