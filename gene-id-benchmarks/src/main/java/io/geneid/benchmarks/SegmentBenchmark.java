@@ -94,6 +94,26 @@ public class SegmentBenchmark {
     }
   }
 
+  /**
+   * gene-id's {@link GeneSegmentGenerator} with its step pinned to {@link #step} ({@code minStep = maxStep}), as
+   * users who want short, dense ids run it: every segment switch counts, as with {@link DefaultSegmentId}.
+   */
+  @State(Scope.Benchmark)
+  public static class GeneSegmentPinned {
+    GeneSegmentGenerator generator;
+
+    @Setup(Level.Trial)
+    public void setUp(SegmentBenchmark benchmark) {
+      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
+          .geneBits(GENE_BITS).minStep(benchmark.step).maxStep(benchmark.step).build();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      generator.close();
+    }
+  }
+
   /** CosId's {@link SegmentChainId} with its default safe distance and its own prefetch worker. */
   @State(Scope.Benchmark)
   public static class CosIdChain {
@@ -144,6 +164,12 @@ public class SegmentBenchmark {
   /** A root row without a {@code GeneContext} scope: the gene is the value's low bits (spread). */
   @Benchmark
   public long geneSegmentSpread(GeneSegment state) {
+    return state.generator.nextId();
+  }
+
+  /** A root row from the generator whose step is pinned. */
+  @Benchmark
+  public long geneSegmentPinnedSpread(GeneSegmentPinned state) {
     return state.generator.nextId();
   }
 

@@ -260,7 +260,7 @@ public final class BenchmarkReport {
    */
   private static final List<String> METHODS = List.of("hotGene", "allGenes", "spread", "forParent",
       "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter",
-      "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
+      "geneSegmentSpread", "geneSegmentPinnedSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
 
   private static int group(String benchmark) {
     if (benchmark.contains(".GeneSnowflakeBenchmark.")) {

@@ -64,6 +64,9 @@ public final class Ceilings {
     switch (method) {
       case "geneSegmentSpread":
         return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextId(), spread", ours, oursBasis);
+      case "geneSegmentPinnedSpread":
+        return Ceiling.storeBound("gene-id GeneSegmentGenerator, step pinned", "nextId(), spread", ours,
+            perFetch + " (exactly " + step + ")");
       case "geneSegmentForParent":
         return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextIdFor(long parentKey)", ours, oursBasis);
       case "cosIdSegmentChain":

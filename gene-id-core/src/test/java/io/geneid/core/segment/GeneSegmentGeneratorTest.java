@@ -37,7 +37,8 @@ class GeneSegmentGeneratorTest {
   }
 
   private GeneSegmentGenerator.Builder builder() {
-    return GeneSegmentGenerator.builder(store, "order").clock(clock);
+    // one segment ahead, so the store's calls can be counted exactly (deeper prefetching: its own tests)
+    return GeneSegmentGenerator.builder(store, "order").clock(clock).maxPrefetchDepth(1);
   }
 
   private GeneSegmentGenerator fixedStep(long step) {
@@ -320,7 +321,7 @@ class GeneSegmentGeneratorTest {
     long maxValue = (1L << 47) - 1; // 63 - 16 bits
     SegmentTestStore nearTheEnd = new SegmentTestStore(maxValue - 15);
     GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(nearTheEnd, "order").geneBits(16).clock(clock)
-        .minStep(10).maxStep(10).build());
+        .minStep(10).maxStep(10).maxPrefetchDepth(1).build());
     long last = 0;
     for (int i = 0; i < 15; i++) {
       last = g.nextId(65_535);
@@ -332,6 +333,31 @@ class GeneSegmentGeneratorTest {
         .hasMessage("values of tag 'order' ran out: with geneBits 16 a value must be at most 140737488355327 "
             + "(63 - 16 bits) but the segment store SegmentTestStore handed out [140737488355333, "
             + "140737488355342]");
+  }
+
+  // ---------------------------------------------------------------- prefetch depth
+
+  @Test
+  void segmentsUsedUpFasterThanAFetchTakesAreFetchedSeveralAhead() {
+    SegmentStore slow = (tag, step) -> { // a fetch takes 1 ms; a segment of 10 lasts far less
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return store.nextSegment(tag, step);
+    };
+    GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(slow, "order").clock(clock).minStep(10).maxStep(10)
+        .build());
+    long previous = 0;
+    for (int i = 0; i < 2_000; i++) {
+      long value = g.valueOf(g.nextId());
+      assertThat(value).isGreaterThan(previous);
+      previous = value;
+    }
+    // double buffering keeps at most the current segment and one more (20 values); a deeper prefetch keeps more
+    Await.until(() -> g.status().remaining() > 100, TIMEOUT, "several segments fetched ahead");
+    assertThat(store.steps()).allMatch(step -> step == 10);
   }
 
   // ---------------------------------------------------------------- adaptive step
