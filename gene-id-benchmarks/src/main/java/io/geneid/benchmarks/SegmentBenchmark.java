@@ -114,6 +114,31 @@ public class SegmentBenchmark {
     }
   }
 
+  /** Values a thread takes at once in {@link GeneSegmentBlocks}. */
+  public static final int THREAD_BLOCK = 64;
+
+  /**
+   * gene-id's {@link GeneSegmentGenerator} with the step of {@link GeneSegment} and thread blocks of
+   * {@link #THREAD_BLOCK} values: threads do not contend for the shared counter; ids of different threads interleave.
+   */
+  @State(Scope.Benchmark)
+  public static class GeneSegmentBlocks {
+    GeneSegmentGenerator generator;
+
+    @Setup(Level.Trial)
+    public void setUp(SegmentBenchmark benchmark) {
+      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
+          .geneBits(GENE_BITS).minStep(benchmark.step)
+          .maxStep(Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep()))
+          .threadBlock(THREAD_BLOCK).build();
+    }
+
+    @TearDown(Level.Trial)
+    public void tearDown() {
+      generator.close();
+    }
+  }
+
   /** CosId's {@link SegmentChainId} with its default safe distance and its own prefetch worker. */
   @State(Scope.Benchmark)
   public static class CosIdChain {
@@ -170,6 +195,12 @@ public class SegmentBenchmark {
   /** A root row from the generator whose step is pinned. */
   @Benchmark
   public long geneSegmentPinnedSpread(GeneSegmentPinned state) {
+    return state.generator.nextId();
+  }
+
+  /** A root row from the generator with thread blocks. */
+  @Benchmark
+  public long geneSegmentThreadBlockSpread(GeneSegmentBlocks state) {
     return state.generator.nextId();
   }
 

@@ -275,7 +275,8 @@ public final class BenchmarkReport {
    */
   private static final List<String> METHODS = List.of("hotGene", "allGenes", "spread", "forParent",
       "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter",
-      "geneSegmentSpread", "geneSegmentPinnedSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
+      "geneSegmentSpread", "geneSegmentPinnedSpread",
+      "geneSegmentThreadBlockSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
 
   private static int group(String benchmark) {
     if (benchmark.contains(".GeneSnowflakeBenchmark.")) {

@@ -67,6 +67,9 @@ public final class Ceilings {
       case "geneSegmentPinnedSpread":
         return Ceiling.storeBound("gene-id GeneSegmentGenerator, step pinned", "nextId(), spread", ours,
             perFetch + " (exactly " + step + ")");
+      case "geneSegmentThreadBlockSpread":
+        return Ceiling.storeBound("gene-id GeneSegmentGenerator, thread blocks of " + SegmentBenchmark.THREAD_BLOCK,
+            "nextId(), spread", ours, oursBasis);
       case "geneSegmentForParent":
         return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextIdFor(long parentKey)", ours, oursBasis);
       case "cosIdSegmentChain":

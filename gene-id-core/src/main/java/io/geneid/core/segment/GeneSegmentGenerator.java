@@ -120,6 +120,10 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private volatile int prefetchDepth = 1;
   /** The most {@link #prefetchDepth} may grow to. */
   private final int maxPrefetchDepth;
+  /** Values a thread takes at once ({@link SegmentSettings#threadBlock()}), 0 for one shared order. */
+  private final int threadBlock;
+  /** Per thread {@code [next, last]} of its block; null without thread blocks. */
+  private final @Nullable ThreadLocal<long[]> blocks;
   /** The fetch in flight, or null. At most one fetch is awaited at a time; abandoned ones may still run. */
   private volatile @Nullable Fetch pending;
   /** The store's last error while it has not succeeded since, or null. */
@@ -149,6 +153,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     this.clock = b.clock;
     this.step = minStep;
     this.maxPrefetchDepth = b.maxPrefetchDepth;
+    this.threadBlock = settings.threadBlock();
+    this.blocks = threadBlock == 0 ? null : ThreadLocal.withInitial(() -> new long[] {1, 0});
     String threadName = "gene-id-segment-" + bizTag;
     // a thread per fetch in flight (one, plus any abandoned fetch still stuck in the store); idle threads end
     this.executor = Executors.newCachedThreadPool(r -> {
@@ -292,12 +298,17 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     return (value << geneBits) | gene;
   }
 
-  /** The next unused value: one atomic increment unless the current segment is used up. */
+  /**
+   * The next unused value: one atomic increment unless the current segment is used up; with thread blocks, the next
+   * value of this thread's block, taking a new block when it is used up.
+   */
   private long takeValue() {
+    ThreadLocal<long[]> local = blocks;
+    if (local != null) {
+      return takeFromBlock(local.get());
+    }
     for (;;) {
-      if (closed) {
-        throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
-      }
+      checkOpen();
       Buffer b = Objects.requireNonNull(current);
       long v = b.cursor.getAndIncrement();
       if (v <= b.end && v >= b.start) { // v < start only after the cursor wrapped past Long.MAX_VALUE
@@ -310,6 +321,37 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
+  private void checkOpen() {
+    if (closed) {
+      throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
+    }
+  }
+
+  /** The next value of {@code block} ({@code [next, last]}), first taking a new block from the segment if needed. */
+  private long takeFromBlock(long[] block) {
+    long v = block[0];
+    if (v <= block[1]) {
+      checkOpen();
+      block[0] = v + 1;
+      return v;
+    }
+    for (;;) {
+      checkOpen();
+      Buffer b = Objects.requireNonNull(current);
+      long first = b.cursor.getAndAdd(threadBlock);
+      if (first <= b.end && first >= b.start) { // first < start only after the cursor wrapped past Long.MAX_VALUE
+        long last = Math.min(b.end, first + threadBlock - 1);
+        if (last >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
+          prefetch(b);
+        }
+        block[0] = first + 1;
+        block[1] = last;
+        return first;
+      }
+      advance(b);
+    }
+  }
+
   /**
    * The next {@code n} unused values into {@code into}, ascending: one atomic addition per segment the run touches.
    * Values of a run that fall past a segment's end are not values of it (nothing is skipped).
@@ -317,9 +359,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private void takeValues(long[] into, int n) {
     int filled = 0;
     while (filled < n) {
-      if (closed) {
-        throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
-      }
+      checkOpen();
       Buffer b = Objects.requireNonNull(current);
       int want = n - filled;
       long v = b.cursor.getAndAdd(want);
@@ -720,6 +760,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     private Duration prefetchRetry;
     private GeneClock clock = GeneClock.system();
     private int maxPrefetchDepth = MAX_PREFETCH_DEPTH;
+    private int threadBlock;
 
     private Builder(SegmentStore store, String bizTag) {
       this.store = Objects.requireNonNull(store, "store");
@@ -736,6 +777,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       this.prefetchRatio = settings.prefetchRatio();
       this.fetchTimeout = settings.fetchTimeout();
       this.prefetchRetry = settings.prefetchRetry();
+      this.threadBlock = settings.threadBlock();
       return this;
     }
 
@@ -798,6 +840,17 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
 
     /**
+     * 0 (the default): one shared order, the ids of all threads increase in the order they are issued. In
+     * [2, 100,000]: each thread takes that many values at once and hands them out itself, so several threads do not
+     * contend for one counter; ids of one thread still increase, those of different threads interleave, and the
+     * values left in threads' blocks at shutdown are a gap. See {@link SegmentSettings#threadBlock()}.
+     */
+    public Builder threadBlock(int threadBlock) {
+      this.threadBlock = threadBlock;
+      return this;
+    }
+
+    /**
      * For tests that count the store's calls exactly: keep at most {@code depth} segments fetched ahead, in
      * [1, 64] (default 64; 1 is double buffering).
      */
@@ -818,7 +871,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
         throw new IllegalArgumentException("bizTag must have 1 to 128 characters but was '" + bizTag + "'");
       }
       SegmentSettings settings = new SegmentSettings(geneBits, minStep, maxStep, segmentDuration, prefetchRatio,
-          fetchTimeout, prefetchRetry);
+          fetchTimeout, prefetchRetry, threadBlock);
       GeneSegmentGenerator generator = new GeneSegmentGenerator(this, settings);
       try {
         generator.start();

@@ -6,6 +6,7 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -358,6 +359,70 @@ class GeneSegmentGeneratorTest {
     // double buffering keeps at most the current segment and one more (20 values); a deeper prefetch keeps more
     Await.until(() -> g.status().remaining() > 100, TIMEOUT, "several segments fetched ahead");
     assertThat(store.steps()).allMatch(step -> step == 10);
+  }
+
+  // ---------------------------------------------------------------- thread blocks
+
+  @Test
+  void threadBlocksNeverRepeatAValueAndKeepEachThreadAscending() throws Exception {
+    GeneSegmentGenerator g = track(builder().minStep(1_000).maxStep(1_000).threadBlock(64).build());
+    int threads = 4;
+    int perThread = 20_000;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<long[]>> runs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        runs.add(pool.submit(() -> {
+          long[] ids = new long[perThread];
+          for (int i = 0; i < perThread; i++) {
+            ids[i] = g.nextId();
+          }
+          return ids;
+        }));
+      }
+      Set<Long> all = new HashSet<>();
+      for (java.util.concurrent.Future<long[]> run : runs) {
+        long[] ids = run.get();
+        assertThat(ids).isSorted();
+        for (long id : ids) {
+          assertThat(all.add(id)).as("id %d issued twice", id).isTrue();
+          assertThat(g.getGene(id)).isEqualTo(g.valueOf(id) & 63); // a root row's gene: its value's low bits
+        }
+      }
+      assertThat(all).hasSize(threads * perThread);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aThreadTakesItsBlockOnceAndHandsItOutItself() {
+    GeneSegmentGenerator g = track(builder().minStep(1_000).maxStep(1_000).threadBlock(100).build());
+    long first = g.valueOf(g.nextId());
+    for (int i = 1; i < 100; i++) {
+      assertThat(g.valueOf(g.nextId())).isEqualTo(first + i);
+    }
+    // another thread's block starts after this one's
+    long[] other = new long[1];
+    Thread t = new Thread(() -> other[0] = g.valueOf(g.nextId()));
+    t.start();
+    assertThatCode(t::join).doesNotThrowAnyException();
+    assertThat(other[0]).isEqualTo(first + 100);
+    g.close();
+    assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class).hasMessageContaining("is closed");
+  }
+
+  @Test
+  void aThreadBlockOutOfRangeIsAClearError() {
+    assertThatThrownBy(() -> builder().threadBlock(1).build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("threadBlock must be 0 (one shared order) or in [2, 100000] but was 1");
+    assertThatThrownBy(() -> builder().threadBlock(100_001).build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("threadBlock must be 0 (one shared order) or in [2, 100000] but was 100001");
+    assertThatThrownBy(() -> SegmentSettings.read(io.geneid.core.settings.SettingsReader.of(
+        java.util.Map.of("thread-block", "1")))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("thread-block must be 0 (one shared order) or in [2, 100000] but was 1");
+    assertThat(SegmentSettings.read(io.geneid.core.settings.SettingsReader.of(java.util.Map.of("thread-block", "64")))
+        .threadBlock()).isEqualTo(64);
   }
 
   // ---------------------------------------------------------------- adaptive step
