@@ -18,17 +18,23 @@ import picocli.CommandLine.Option;
 
 /** {@code gene-id reshard}: growing from N shards to M by moving gene buckets. */
 @Command(name = "reshard", mixinStandardHelpOptions = true,
-    description = "Plans growing from N shards to M by moving whole gene buckets; no id changes.",
-    subcommands = ReshardCommand.Plan.class, synopsisSubcommandLabel = "COMMAND")
+    description = "Grows from N shards to M by moving whole gene buckets; no id changes.",
+    subcommands = {ReshardCommand.Plan.class, ReshardMove.class, ReshardMove.Cleanup.class,
+        ReshardMove.Status.class},
+    synopsisSubcommandLabel = "COMMAND")
 final class ReshardCommand implements Runnable {
 
   @CommandLine.Spec
   @SuppressWarnings("NullAway.Init")
   CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.ParentCommand
+  @SuppressWarnings("NullAway.Init")
+  GeneIdCli cli;
+
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: plan");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: plan, move, cleanup or status");
   }
 
   /**
@@ -97,7 +103,7 @@ final class ReshardCommand implements Runnable {
       return 0;
     }
 
-    private static String describe(BucketMap map) {
+    static String describe(BucketMap map) {
       return "version " + map.version() + ", " + map.targetCount() + " target" + (map.targetCount() == 1 ? "" : "s")
           + ": " + map.format();
     }

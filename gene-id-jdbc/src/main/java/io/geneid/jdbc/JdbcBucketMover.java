@@ -117,7 +117,8 @@ public final class JdbcBucketMover {
    * ({@link BucketMapStore#saveProgress}), the rate so far and the time left.
    *
    * @param recorded the progress as stored in the map store
-   * @param bucket the bucket being moved, or null once the run is done
+   * @param bucket the move this record is about (its bucket copying, or just switched), or null for a run with no
+   *     moves
    * @param rowsPerSecond rows copied per second of this run so far
    * @param timeLeft the time left at the buckets per second so far; null until the first bucket is done
    */
@@ -233,7 +234,7 @@ public final class JdbcBucketMover {
     run.done++;
     MoveProgress p = new MoveProgress(run.version, run.done, run.total, run.rows, run.startedAt, clock.getAsLong());
     store.saveProgress(name, p);
-    Progress progress = Progress.of(p, null);
+    Progress progress = Progress.of(p, move);
     LOG.info("moved bucket {} from {} to {}: {} rows, frozen {} ms; {}", move.bucket(), move.from(), move.to(),
         copied, frozen.toMillis(), progress.describe());
     listener.accept(progress);

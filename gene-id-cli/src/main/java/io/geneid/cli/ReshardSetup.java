@@ -1,0 +1,236 @@
+package io.geneid.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.geneid.core.GeneIdException;
+import io.geneid.core.internal.StoreUrls;
+import io.geneid.jdbc.JdbcBucketMapStore;
+import io.geneid.jdbc.JdbcBucketMover;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@code reshard move}, {@code cleanup} and {@code status} share: the family and data sources of the
+ * application's ShardingSphere YAML, connection pools to them (opened on first use, closed with this), and the map
+ * store ({@code --map-store-url}, or the {@code map-store-url} property of the {@code GENE_BUCKET} algorithm).
+ *
+ * <p>Values of the data sources and of the map store URL may be ShardingSphere's placeholders
+ * {@code $${NAME::default}}: {@code NAME} from the environment, else from a system property, else the default.
+ */
+final class ReshardSetup implements AutoCloseable {
+
+  /** The {@code GENE_BUCKET} properties naming the application's map store. */
+  static final String MAP_STORE = "map-store";
+  static final String MAP_STORE_URL = "map-store-url";
+  static final String MAP_NAME = "map-name";
+  static final String MAP_STORE_TABLE = "map-store-table";
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\$\\{([^:}]+)(?:::([^}]*))?}");
+
+  final ShardingConfig.Family family;
+  private final Map<Integer, HikariDataSource> pools = new LinkedHashMap<>();
+  private @Nullable String mapName;
+  private @Nullable JdbcBucketMapStore store;
+  private @Nullable String storeUrl;
+  private String storeTable = JdbcBucketMapStore.DEFAULT_TABLE;
+  private @Nullable HikariDataSource storePool;
+
+  private ReshardSetup(ShardingConfig.Family family) {
+    this.family = family;
+  }
+
+  /** The family and data sources of the YAML, without a map store (for counting rows). */
+  static ReshardSetup databases(Path config, String algorithm) {
+    return new ReshardSetup(ShardingConfig.family(config, algorithm));
+  }
+
+  /**
+   * Reads the YAML and connects to the map store.
+   *
+   * @param mapStoreUrl {@code --map-store-url}, else the algorithm's {@code map-store-url}
+   * @param mapName {@code --map-name}, else the algorithm's {@code map-name}, else the algorithm's name
+   * @param table {@code --map-store-table}, else the algorithm's {@code map-store-table}, else the default
+   */
+  static ReshardSetup open(Path config, String algorithm, @Nullable String mapStoreUrl, @Nullable String mapName,
+      @Nullable String table) {
+    ReshardSetup setup = databases(config, algorithm);
+    ShardingConfig.Family family = setup.family;
+    Map<String, String> props = family.props();
+    String kind = props.getOrDefault(MAP_STORE, "jdbc").trim().toLowerCase(Locale.ROOT);
+    String url = mapStoreUrl != null ? mapStoreUrl : props.get(MAP_STORE_URL);
+    if (mapStoreUrl == null && !kind.equals("jdbc")) {
+      throw new BadInputException(config + ": '" + algorithm + "' keeps its map in a " + kind + " store; the"
+          + " command line moves buckets with a JDBC map store only (" + MAP_STORE + ": jdbc)");
+    }
+    if (url == null || url.isBlank()) {
+      throw new BadInputException("no map store: give --map-store-url <jdbc url>, or the property " + MAP_STORE_URL
+          + " of '" + algorithm + "' in " + config);
+    }
+    url = resolve(url.trim(), "the map store URL");
+    if (!url.startsWith("jdbc:")) {
+      throw new BadInputException("the map store URL must be a JDBC URL (jdbc:mariadb:, jdbc:postgresql:, jdbc:h2:)"
+          + " but was '" + StoreUrls.describe(url) + "'");
+    }
+    String name = mapName != null ? mapName : props.getOrDefault(MAP_NAME, algorithm);
+    String tableName = table != null ? table : props.getOrDefault(MAP_STORE_TABLE, JdbcBucketMapStore.DEFAULT_TABLE);
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(url);
+    hikari.setPoolName("gene-id map store");
+    HikariDataSource pool = pool(hikari, "the map store " + StoreUrls.describe(url), url);
+    setup.storePool = pool;
+    setup.storeUrl = url;
+    setup.mapName = name;
+    setup.storeTable = tableName;
+    try {
+      setup.store = JdbcBucketMapStore.builder().dataSource(pool).table(tableName).createTable(true).build();
+      return setup;
+    } catch (IllegalArgumentException e) {
+      setup.close();
+      throw new BadInputException(e.getMessage());
+    }
+  }
+
+  /** The map store; only after {@link #open}. */
+  JdbcBucketMapStore store() {
+    return java.util.Objects.requireNonNull(store, "no map store was opened");
+  }
+
+  /** The map's name in the store; only after {@link #open}. */
+  String mapName() {
+    return java.util.Objects.requireNonNull(mapName, "no map store was opened");
+  }
+
+  /** The map store, shown without its secrets. */
+  String storeDescription() {
+    return StoreUrls.describe(storeUrl) + ", table " + storeTable + ", map '" + mapName() + "'";
+  }
+
+  /** The pool of target {@code index}'s data source, opened on first use. */
+  DataSource target(int index) {
+    HikariDataSource pool = pools.get(index);
+    if (pool == null) {
+      String name = family.dataSourceOf(index);
+      Map<?, ?> settings = family.dataSources().get(name);
+      String url = setting(settings, name, true, "jdbcUrl", "url", "jdbc-url");
+      HikariConfig hikari = new HikariConfig();
+      hikari.setJdbcUrl(url);
+      String user = setting(settings, name, false, "username", "user");
+      if (user != null) {
+        hikari.setUsername(user);
+      }
+      String password = setting(settings, name, false, "password");
+      if (password != null) {
+        hikari.setPassword(password);
+      }
+      String driver = setting(settings, name, false, "driverClassName", "driver-class-name");
+      if (driver != null) {
+        hikari.setDriverClassName(driver);
+      }
+      hikari.setPoolName("gene-id " + name);
+      pool = pool(hikari, "data source " + name + " (" + StoreUrls.describe(url) + ")", url);
+      pools.put(index, pool);
+    }
+    return pool;
+  }
+
+  /** Targets {@code 0} to {@code count - 1}, index to pool. */
+  Map<Integer, DataSource> targets(int count) {
+    Map<Integer, DataSource> all = new LinkedHashMap<>();
+    for (int i = 0; i < count; i++) {
+      all.put(i, target(i));
+    }
+    return all;
+  }
+
+  /** One more than the highest {@code _<index>} suffix among the data sources: the targets cleanup visits. */
+  int dataSourceTargets() {
+    int max = -1;
+    for (String name : family.dataSources().keySet()) {
+      max = Math.max(max, io.geneid.core.GeneRouting.suffix(name));
+    }
+    return max + 1;
+  }
+
+  /** The family as the mover takes it. */
+  List<JdbcBucketMover.Table> moverTables() {
+    List<JdbcBucketMover.Table> tables = new ArrayList<>();
+    for (ShardingConfig.FamilyTable t : family.tables()) {
+      try {
+        tables.add(new JdbcBucketMover.Table(t.keyColumn(), t.physicalTable()));
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("table " + t.name() + ": " + e.getMessage());
+      }
+    }
+    return tables;
+  }
+
+  private static HikariDataSource pool(HikariConfig hikari, String what, String url) {
+    hikari.setMaximumPoolSize(3);
+    hikari.setConnectionTimeout(10_000);
+    try {
+      return new HikariDataSource(hikari);
+    } catch (RuntimeException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new GeneIdException("cannot connect to " + what + ": " + StoreUrls.scrub(cause.getMessage(), url));
+    }
+  }
+
+  private static @Nullable String setting(Map<?, ?> settings, String dataSource, boolean required,
+      String... keys) {
+    for (String key : keys) {
+      Object value = settings.get(key);
+      if (value != null) {
+        return resolve(String.valueOf(value), key + " of data source " + dataSource);
+      }
+    }
+    if (required) {
+      throw new BadInputException("data source " + dataSource + " has none of " + List.of(keys)
+          + ": the mover needs its JDBC URL");
+    }
+    return null;
+  }
+
+  /**
+   * Replaces ShardingSphere's placeholders {@code $${NAME::default}} by the environment variable {@code NAME},
+   * else the system property, else the default.
+   *
+   * @throws BadInputException naming the variable when it is unset and has no default
+   */
+  static String resolve(String value, String what) {
+    Matcher m = PLACEHOLDER.matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String name = m.group(1).trim();
+      String found = System.getenv(name);
+      if (found == null) {
+        found = System.getProperty(name);
+      }
+      if (found == null) {
+        found = m.group(2);
+      }
+      if (found == null) {
+        throw new BadInputException(what + " refers to $${" + name + "}, which is neither an environment variable"
+            + " nor a system property, and has no default ($${" + name + "::default})");
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(found));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  @Override
+  public void close() {
+    pools.values().forEach(HikariDataSource::close);
+    if (storePool != null) {
+      storePool.close();
+    }
+  }
+}
