@@ -134,7 +134,7 @@ final class ReshardMove implements Callable<Integer> {
             + " as version 1 (the store had none)"));
         current = first;
       }
-      BucketMap next = next(current);
+      BucketMap next = next(setup, current, out);
       List<BucketMove> moves = new ArrayList<>();
       TreeSet<Integer> used = new TreeSet<>();
       for (int b = 0; b < current.bucketCount(); b++) {
@@ -194,20 +194,44 @@ final class ReshardMove implements Callable<Integer> {
     }
   }
 
-  private BucketMap next(BucketMap current) {
+  /**
+   * The new map: {@code --bucket-map}, or the plan to {@code --to} targets. The map a run moves to is kept in the
+   * store under {@code <map name>.next}; while the last move is unfinished, a run with the same {@code --to} takes
+   * that one again rather than planning from a half-moved map (which would pick other buckets than the first run).
+   */
+  private BucketMap next(ReshardSetup setup, BucketMap current, PrintWriter out) {
+    String pendingName = setup.mapName() + ".next";
+    Optional<BucketMap> pending = setup.store().load(pendingName);
+    BucketMap next;
     try {
       if (bucketMap != null) {
-        return BucketMap.parse(current.geneBits(), bucketMap).withVersion(current.version() + 1);
+        next = BucketMap.parse(current.geneBits(), bucketMap);
+      } else {
+        long m = Ids.wholeNumber("to", String.valueOf(to));
+        if (m < 1 || m > current.bucketCount()) {
+          throw new BadInputException("--to must be in [1, " + current.bucketCount() + "] (2^gene-bits = "
+              + current.bucketCount() + " buckets) but was " + to);
+        }
+        Optional<MoveProgress> last = setup.store().progress(setup.mapName());
+        if (pending.isPresent() && last.isPresent() && last.get().bucketsDone() < last.get().bucketsTotal()
+            && pending.get().targetCount() == m && pending.get().geneBits() == current.geneBits()) {
+          out.println(Text.row("plan", "the interrupted run's, kept in the store as '" + pendingName + "'"));
+          next = pending.get();
+        } else {
+          next = resumePlan(current, (int) m);
+        }
       }
-      long m = Ids.wholeNumber("to", String.valueOf(to));
-      if (m < 1 || m > current.bucketCount()) {
-        throw new BadInputException("--to must be in [1, " + current.bucketCount() + "] (2^gene-bits = "
-            + current.bucketCount() + " buckets) but was " + to);
-      }
-      return resumePlan(current, (int) m);
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }
+    if (pending.isEmpty() || !java.util.Arrays.equals(pending.get().targets(), next.targets())) {
+      long version = pending.map(BucketMap::version).orElse(0L);
+      if (!setup.store().compareAndSet(pendingName, pending.isEmpty() ? -1 : version, next.withVersion(version + 1))) {
+        throw new io.geneid.core.GeneIdException("map '" + pendingName + "' changed meanwhile; is another mover"
+            + " running?");
+      }
+    }
+    return next.withVersion(current.version() + 1);
   }
 
   /**
