@@ -76,6 +76,10 @@ final class ReshardCommand implements Runnable {
         + " GENE_BUCKET sharding algorithm to grow.")
     @Nullable String algorithm;
 
+    @Option(names = "--count-rows", description = "With --config: count the rows of each bucket in the data sources"
+        + " of the YAML (every table whose database strategy uses --algorithm), and the share of rows that moves.")
+    boolean countRows;
+
     @Override
     public Integer call() {
       BucketMap current = current();
@@ -96,11 +100,70 @@ final class ReshardCommand implements Runnable {
         byPair.computeIfAbsent(String.format(Locale.ROOT, "%5d -> %d", move.from(), move.to()),
             k -> new java.util.ArrayList<>()).add(move.bucket());
       }
+      long[] rows = countRows ? countRows(current, out) : null;
       byPair.forEach((pair, buckets) -> out.println(Text.row(pair, buckets.size() + " bucket"
-          + (buckets.size() == 1 ? "" : "s") + ": " + BucketMap.formatBuckets(buckets))));
+          + (buckets.size() == 1 ? "" : "s") + ": " + BucketMap.formatBuckets(buckets)
+          + (rows == null ? "" : ", " + Text.number(buckets.stream().mapToLong(b -> rows[b]).sum()) + " rows"))));
+      if (rows != null) {
+        long total = java.util.Arrays.stream(rows).sum();
+        long moving = plan.moves().stream().mapToLong(move -> rows[move.bucket()]).sum();
+        out.println(Text.row("rows moving", Text.number(moving) + " of " + Text.number(total) + " ("
+            + String.format(Locale.ROOT, "%.1f", total == 0 ? 0.0 : 100.0 * moving / total) + "%)"));
+      }
       out.println(Text.row("yaml", "type: GENE_BUCKET, props: {gene-bits: " + current.geneBits()
           + ", bucket-map: \"" + plan.next().format() + "\"}"));
       return 0;
+    }
+
+    /** Rows per bucket of the family, counted where {@code current} puts each bucket; prints them. */
+    private long[] countRows(BucketMap current, PrintWriter out) {
+      if (config == null || algorithm == null) {
+        throw new BadInputException("--count-rows needs --config and --algorithm: the data sources and tables to"
+            + " count come from the application's YAML");
+      }
+      long[] rows = new long[current.bucketCount()];
+      try (ReshardSetup setup = ReshardSetup.databases(config, algorithm)) {
+        for (int t = 0; t < current.targetCount(); t++) {
+          List<Integer> own = current.bucketsOf(t);
+          if (own.isEmpty()) {
+            continue;
+          }
+          javax.sql.DataSource ds = setup.target(t);
+          for (ShardingConfig.FamilyTable table : setup.family.tables()) {
+            java.util.Set<String> physical = new java.util.LinkedHashSet<>();
+            own.forEach(b -> physical.add(table.physicalTable().apply(b)));
+            for (String name : physical) {
+              String mod = "MOD(" + table.keyColumn() + ", " + current.bucketCount() + ")";
+              String sql = "SELECT " + mod + ", COUNT(*) FROM " + name + " GROUP BY " + mod;
+              try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
+                   java.sql.ResultSet rs = st.executeQuery(sql)) {
+                while (rs.next()) {
+                  int b = rs.getInt(1);
+                  if (b >= 0 && b < rows.length && current.target(b) == t
+                      && table.physicalTable().apply(b).equals(name)) {
+                    rows[b] += rs.getLong(2);
+                  }
+                }
+              } catch (java.sql.SQLException e) {
+                throw new io.geneid.core.GeneIdException("counting rows with " + sql + " on "
+                    + setup.family.dataSourceOf(t) + " failed: " + e.getMessage(), e);
+              }
+            }
+          }
+        }
+        List<String> names = setup.family.tables().stream().map(ShardingConfig.FamilyTable::name).toList();
+        out.println(Text.row("rows", Text.number(java.util.Arrays.stream(rows).sum()) + " in " + names.size()
+            + " table" + (names.size() == 1 ? "" : "s") + " " + names));
+        for (int from = 0; from < rows.length; from += 8) {
+          StringBuilder line = new StringBuilder();
+          for (int b = from; b < Math.min(rows.length, from + 8); b++) {
+            line.append(String.format(Locale.ROOT, "%9s", Text.number(rows[b])));
+          }
+          out.println(Text.row("    buckets " + from + "-" + Math.min(rows.length - 1, from + 7),
+              line.toString()));
+        }
+      }
+      return rows;
     }
 
     static String describe(BucketMap map) {
