@@ -6,6 +6,7 @@ import io.geneid.core.bucket.BucketPlan;
 import io.geneid.core.bucket.BucketPlanner;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -105,7 +106,7 @@ final class ReshardCommand implements Runnable {
           + (buckets.size() == 1 ? "" : "s") + ": " + BucketMap.formatBuckets(buckets)
           + (rows == null ? "" : ", " + Text.number(buckets.stream().mapToLong(b -> rows[b]).sum()) + " rows"))));
       if (rows != null) {
-        long total = java.util.Arrays.stream(rows).sum();
+        long total = Arrays.stream(rows).sum();
         long moving = plan.moves().stream().mapToLong(move -> rows[move.bucket()]).sum();
         out.println(Text.row("rows moving", Text.number(moving) + " of " + Text.number(total) + " ("
             + String.format(Locale.ROOT, "%.1f", total == 0 ? 0.0 : 100.0 * moving / total) + "%)"));
@@ -121,38 +122,10 @@ final class ReshardCommand implements Runnable {
         throw new BadInputException("--count-rows needs --config and --algorithm: the data sources and tables to"
             + " count come from the application's YAML");
       }
-      long[] rows = new long[current.bucketCount()];
       try (ReshardSetup setup = ReshardSetup.databases(config, algorithm)) {
-        for (int t = 0; t < current.targetCount(); t++) {
-          List<Integer> own = current.bucketsOf(t);
-          if (own.isEmpty()) {
-            continue;
-          }
-          javax.sql.DataSource ds = setup.target(t);
-          for (ShardingConfig.FamilyTable table : setup.family.tables()) {
-            java.util.Set<String> physical = new java.util.LinkedHashSet<>();
-            own.forEach(b -> physical.add(table.physicalTable().apply(b)));
-            for (String name : physical) {
-              String mod = "MOD(" + table.keyColumn() + ", " + current.bucketCount() + ")";
-              String sql = "SELECT " + mod + ", COUNT(*) FROM " + name + " GROUP BY " + mod;
-              try (java.sql.Connection c = ds.getConnection(); java.sql.Statement st = c.createStatement();
-                   java.sql.ResultSet rs = st.executeQuery(sql)) {
-                while (rs.next()) {
-                  int b = rs.getInt(1);
-                  if (b >= 0 && b < rows.length && current.target(b) == t
-                      && table.physicalTable().apply(b).equals(name)) {
-                    rows[b] += rs.getLong(2);
-                  }
-                }
-              } catch (java.sql.SQLException e) {
-                throw new io.geneid.core.GeneIdException("counting rows with " + sql + " on "
-                    + setup.family.dataSourceOf(t) + " failed: " + e.getMessage(), e);
-              }
-            }
-          }
-        }
+        long[] rows = setup.countRows(current);
         List<String> names = setup.family.tables().stream().map(ShardingConfig.FamilyTable::name).toList();
-        out.println(Text.row("rows", Text.number(java.util.Arrays.stream(rows).sum()) + " in " + names.size()
+        out.println(Text.row("rows", Text.number(Arrays.stream(rows).sum()) + " in " + names.size()
             + " table" + (names.size() == 1 ? "" : "s") + " " + names));
         for (int from = 0; from < rows.length; from += 8) {
           StringBuilder line = new StringBuilder();
@@ -162,8 +135,8 @@ final class ReshardCommand implements Runnable {
           out.println(Text.row("    buckets " + from + "-" + Math.min(rows.length - 1, from + 7),
               line.toString()));
         }
+        return rows;
       }
-      return rows;
     }
 
     static String describe(BucketMap map) {

@@ -1,9 +1,12 @@
 package io.geneid.cli;
 
+import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneRouting;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStore.MoveProgress;
 import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
 import io.geneid.core.bucket.BucketMove;
+import io.geneid.core.bucket.BucketPlan;
 import io.geneid.core.bucket.BucketPlanner;
 import io.geneid.core.bucket.BucketState;
 import io.geneid.core.settings.SettingsReader;
@@ -13,6 +16,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -127,7 +131,7 @@ final class ReshardMove implements Callable<Integer> {
       if (current == null) {
         BucketMap first = setup.family.map().withVersion(1);
         if (!setup.store().compareAndSet(setup.mapName(), -1, first)) {
-          throw new io.geneid.core.GeneIdException("map '" + setup.mapName() + "' was stored by someone else"
+          throw new GeneIdException("map '" + setup.mapName() + "' was stored by someone else"
               + " meanwhile; is another mover running?");
         }
         out.println(Text.row("stored", "the map of '" + store.algorithm + "' in " + store.config.getFileName()
@@ -224,10 +228,10 @@ final class ReshardMove implements Callable<Integer> {
     } catch (IllegalArgumentException e) {
       throw new BadInputException(e.getMessage());
     }
-    if (pending.isEmpty() || !java.util.Arrays.equals(pending.get().targets(), next.targets())) {
+    if (pending.isEmpty() || !Arrays.equals(pending.get().targets(), next.targets())) {
       long version = pending.map(BucketMap::version).orElse(0L);
       if (!setup.store().compareAndSet(pendingName, pending.isEmpty() ? -1 : version, next.withVersion(version + 1))) {
-        throw new io.geneid.core.GeneIdException("map '" + pendingName + "' changed meanwhile; is another mover"
+        throw new GeneIdException("map '" + pendingName + "' changed meanwhile; is another mover"
             + " running?");
       }
     }
@@ -240,7 +244,7 @@ final class ReshardMove implements Callable<Integer> {
    * number of moves stay those of the plan.
    */
   static BucketMap resumePlan(BucketMap current, int targetCount) {
-    io.geneid.core.bucket.BucketPlan plan = BucketPlanner.plan(current, targetCount);
+    BucketPlan plan = BucketPlanner.plan(current, targetCount);
     List<BucketMove> planned = plan.moves();
     int[] targets = plan.next().targets();
     for (int f : current.bucketsIn(BucketState.FROZEN)) {
@@ -311,7 +315,7 @@ final class ReshardMove implements Callable<Integer> {
         List<Integer> moved = map.bucketsIn(BucketState.MOVED);
         Map<Integer, DataSource> targets = new LinkedHashMap<>();
         for (String name : setup.family.dataSources().keySet()) {
-          int index = io.geneid.core.GeneRouting.suffix(name);
+          int index = GeneRouting.suffix(name);
           if (index >= 0) {
             targets.put(index, setup.target(index));
           }

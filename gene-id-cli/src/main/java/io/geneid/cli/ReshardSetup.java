@@ -3,15 +3,23 @@ package io.geneid.cli;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneIdException;
+import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.jdbc.JdbcBucketMapStore;
 import io.geneid.jdbc.JdbcBucketMover;
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -100,12 +108,12 @@ final class ReshardSetup implements AutoCloseable {
 
   /** The map store; only after {@link #open}. */
   JdbcBucketMapStore store() {
-    return java.util.Objects.requireNonNull(store, "no map store was opened");
+    return Objects.requireNonNull(store, "no map store was opened");
   }
 
   /** The map's name in the store; only after {@link #open}. */
   String mapName() {
-    return java.util.Objects.requireNonNull(mapName, "no map store was opened");
+    return Objects.requireNonNull(mapName, "no map store was opened");
   }
 
   /** The map store, shown without its secrets. */
@@ -141,24 +149,6 @@ final class ReshardSetup implements AutoCloseable {
     return pool;
   }
 
-  /** Targets {@code 0} to {@code count - 1}, index to pool. */
-  Map<Integer, DataSource> targets(int count) {
-    Map<Integer, DataSource> all = new LinkedHashMap<>();
-    for (int i = 0; i < count; i++) {
-      all.put(i, target(i));
-    }
-    return all;
-  }
-
-  /** One more than the highest {@code _<index>} suffix among the data sources: the targets cleanup visits. */
-  int dataSourceTargets() {
-    int max = -1;
-    for (String name : family.dataSources().keySet()) {
-      max = Math.max(max, io.geneid.core.GeneRouting.suffix(name));
-    }
-    return max + 1;
-  }
-
   /** The family as the mover takes it. */
   List<JdbcBucketMover.Table> moverTables() {
     List<JdbcBucketMover.Table> tables = new ArrayList<>();
@@ -170,6 +160,44 @@ final class ReshardSetup implements AutoCloseable {
       }
     }
     return tables;
+  }
+
+  /**
+   * The rows of each bucket of the family, counted where {@code current} puts it: per target and physical table,
+   * {@code SELECT MOD(key, 2^G), COUNT(*) ... GROUP BY MOD(key, 2^G)}; rows of a bucket found elsewhere are not
+   * counted.
+   */
+  long[] countRows(BucketMap current) {
+    long[] rows = new long[current.bucketCount()];
+    for (int t = 0; t < current.targetCount(); t++) {
+      List<Integer> own = current.bucketsOf(t);
+      if (own.isEmpty()) {
+        continue;
+      }
+      DataSource ds = target(t);
+      for (ShardingConfig.FamilyTable table : family.tables()) {
+        Set<String> physical = new LinkedHashSet<>();
+        own.forEach(b -> physical.add(table.physicalTable().apply(b)));
+        for (String name : physical) {
+          String mod = "MOD(" + table.keyColumn() + ", " + current.bucketCount() + ")";
+          String sql = "SELECT " + mod + ", COUNT(*) FROM " + name + " GROUP BY " + mod;
+          try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+               ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+              int b = rs.getInt(1);
+              if (b >= 0 && b < rows.length && current.target(b) == t
+                  && table.physicalTable().apply(b).equals(name)) {
+                rows[b] += rs.getLong(2);
+              }
+            }
+          } catch (SQLException e) {
+            throw new GeneIdException("counting rows with " + sql + " on data source " + family.dataSourceOf(t)
+                + " failed: " + e.getMessage(), e);
+          }
+        }
+      }
+    }
+    return rows;
   }
 
   private static HikariDataSource pool(HikariConfig hikari, String what, String url) {
