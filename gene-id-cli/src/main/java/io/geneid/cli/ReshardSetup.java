@@ -30,7 +30,9 @@ import org.jspecify.annotations.Nullable;
  * application's ShardingSphere YAML, connection pools to them (opened on first use, closed with this), and the map
  * store ({@code --map-store-url}, or the {@code map-store-url} property of the {@code GENE_BUCKET} algorithm).
  *
- * <p>Values of the data sources and of the map store URL may be ShardingSphere's placeholders
+ * <p>The map store's user and password are those of the URL, or the algorithm's {@code map-store-username} and
+ * {@code map-store-password} when the URL is the algorithm's. Values of the data sources and of the map store may
+ * be ShardingSphere's placeholders
  * {@code $${NAME::default}}: {@code NAME} from the environment, else from a system property, else the default.
  */
 final class ReshardSetup implements AutoCloseable {
@@ -40,6 +42,8 @@ final class ReshardSetup implements AutoCloseable {
   static final String MAP_STORE_URL = "map-store-url";
   static final String MAP_NAME = "map-name";
   static final String MAP_STORE_TABLE = "map-store-table";
+  static final String MAP_STORE_USERNAME = "map-store-username";
+  static final String MAP_STORE_PASSWORD = "map-store-password";
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\$\\{([^:}]+)(?:::([^}]*))?}");
 
@@ -91,6 +95,12 @@ final class ReshardSetup implements AutoCloseable {
     String tableName = table != null ? table : props.getOrDefault(MAP_STORE_TABLE, JdbcBucketMapStore.DEFAULT_TABLE);
     HikariConfig hikari = new HikariConfig();
     hikari.setJdbcUrl(url);
+    if (mapStoreUrl == null && props.get(MAP_STORE_USERNAME) != null) {
+      hikari.setUsername(resolve(props.get(MAP_STORE_USERNAME), MAP_STORE_USERNAME + " of '" + algorithm + "'"));
+    }
+    if (mapStoreUrl == null && props.get(MAP_STORE_PASSWORD) != null) {
+      hikari.setPassword(resolve(props.get(MAP_STORE_PASSWORD), MAP_STORE_PASSWORD + " of '" + algorithm + "'"));
+    }
     hikari.setPoolName("gene-id map store");
     HikariDataSource pool = pool(hikari, "the map store " + StoreUrls.describe(url), url);
     setup.storePool = pool;

@@ -180,6 +180,47 @@ class ReshardMoveCommandTest {
   }
 
   @Test
+  void takesTheMapStoreFromTheAlgorithmsProperties() throws Exception {
+    Files.writeString(yaml, Files.readString(yaml).replace("""
+                sharding-count: 2
+                gene-bits: 3
+        """, """
+                sharding-count: 2
+                gene-bits: 3
+                map-store: jdbc
+                map-store-url: "%s"
+                map-store-username: sa
+                map-store-password: "$${%s_PW}"
+                map-store-table: shop_map
+                map-name: shop
+        """.formatted(url("props_store"), prefix)));
+    CliRun move = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4",
+        "--settle", "0ms");
+    assertThat(move.status()).as(move.err()).isZero();
+    assertThat(move.out()).startsWith("map store                  h2:mem:" + prefix + "_props_store, table shop_map,"
+        + " map 'shop'\n");
+    try (HikariDataSource store = new HikariDataSource(hikari(url("props_store")));
+         Connection c = store.getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT name, version FROM shop_map ORDER BY name")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1) + " " + rs.getLong(2)).isEqualTo("shop 9");
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).as("the map the run moves to").isEqualTo("shop.next");
+    }
+    Files.writeString(yaml, Files.readString(yaml).replace("map-store: jdbc", "map-store: redis"));
+    assertThat(CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_db").err())
+        .isEqualTo("gene-id reshard status: " + yaml + ": 'gene_db' keeps its map in a redis store; the command"
+            + " line moves buckets with a JDBC map store only (map-store: jdbc)\n");
+  }
+
+  private static HikariConfig hikari(String url) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername("sa");
+    return config;
+  }
+
+  @Test
   void explainsWhatTheYamlLacks() throws Exception {
     assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4"))
         .isEqualTo(new CliRun(2, "", "gene-id reshard move: no map store: give --map-store-url <jdbc url>, or the"
