@@ -138,6 +138,11 @@ final class ReshardMove implements Callable<Integer> {
             + " as version 1 (the store had none)"));
         current = first;
       }
+      if (current.geneBits() != setup.family.map().geneBits()) {
+        throw new BadInputException("map '" + setup.mapName() + "' in the store has gene-bits " + current.geneBits()
+            + " but '" + store.algorithm + "' in " + store.config + " has " + setup.family.map().geneBits()
+            + ": is --map-name the application's map?");
+      }
       BucketMap next = next(setup, current, out);
       List<BucketMove> moves = new ArrayList<>();
       TreeSet<Integer> used = new TreeSet<>();

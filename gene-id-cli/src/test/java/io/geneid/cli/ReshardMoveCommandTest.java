@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.geneid.core.bucket.BucketMap;
+import io.geneid.jdbc.JdbcBucketMapStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -231,6 +233,16 @@ class ReshardMoveCommandTest {
     assertThat(CliRun.of(args("move", "--to", "8")).err())
         .isEqualTo("gene-id reshard move: no data source ends with _4 among [ds_0, ds_1, ds_2, ds_3]: add the new"
             + " databases to dataSources of the YAML before moving buckets to them\n");
+    HikariConfig storeConfig = new HikariConfig();
+    storeConfig.setJdbcUrl(url("store")); // as --map-store-url: H2's default user
+    try (HikariDataSource storePool = new HikariDataSource(storeConfig)) {
+      assertThat(JdbcBucketMapStore.builder().dataSource(storePool).createTable(true).build()
+          .compareAndSet("g4", -1, BucketMap.ofMod(4, 2, 1).withVersion(1))).isTrue();
+    }
+    assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--map-store-url",
+        url("store"), "--map-name", "g4", "--to", "4").err())
+        .isEqualTo("gene-id reshard move: map 'g4' in the store has gene-bits 4 but 'gene_db' in " + yaml + " has 3:"
+            + " is --map-name the application's map?\n");
     assertThat(CliRun.of(args("move", "--to", "4", "--batch-size", "0")).err())
         .isEqualTo("gene-id reshard move: --batch-size must be in [1, 100000] but was 0\n");
     assertThat(CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_table",
