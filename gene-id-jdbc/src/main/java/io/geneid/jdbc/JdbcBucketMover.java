@@ -40,6 +40,8 @@ import org.slf4j.LoggerFactory;
  *   <li>verifies per table the row count and the sum of ids on both sides;
  *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
  * </ol>
+ * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
+ * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}.
  * {@link #cleanup(String)} later deletes the moved buckets' rows from every other target and marks them NORMAL.
  * A bucket's rows are found by {@code MOD(<key column>, 2^G) = bucket}, which MariaDB/MySQL, PostgreSQL and H2 all
  * compute, for tables keyed by a gene id or a numeric parent key.
