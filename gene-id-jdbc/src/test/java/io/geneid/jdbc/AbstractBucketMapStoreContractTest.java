@@ -8,6 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapRouter;
 import io.geneid.core.bucket.BucketMapStaleException;
+import io.geneid.core.bucket.BucketMapStore.MoveProgress;
 import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
 import io.geneid.core.bucket.BucketPlanner;
 import io.geneid.core.bucket.BucketState;
@@ -57,6 +58,7 @@ abstract class AbstractBucketMapStoreContractTest {
     try (HikariDataSource p = pool(); Connection c = p.getConnection(); Statement s = c.createStatement()) {
       s.execute("DROP TABLE IF EXISTS " + table);
       s.execute("DROP TABLE IF EXISTS " + table + "_router");
+      s.execute("DROP TABLE IF EXISTS " + table + "_progress");
     } finally {
       pool.close();
     }
@@ -104,6 +106,22 @@ abstract class AbstractBucketMapStoreContractTest {
     assertThat(store.routers("orders")).containsExactly(new RouterHeartbeat("app-1", 2, 1500),
         new RouterHeartbeat("app-2", 1, 1001));
     assertThat(store.routers("items")).containsExactly(new RouterHeartbeat("app-1", 7, 1600));
+  }
+
+  @Test
+  void keepsTheLastProgressOfEachMapsMove() {
+    assertThat(store.progress("orders")).isEmpty();
+    MoveProgress first = new MoveProgress(2, 0, 32, 500, 1_000, 1_250);
+    store.saveProgress("orders", first);
+    assertThat(store.progress("orders")).contains(first);
+    MoveProgress later = new MoveProgress(5, 1, 32, 1_000_000_000_000L, 1_000, 9_000);
+    store.saveProgress("orders", later);
+    store.saveProgress("items", new MoveProgress(1, 3, 3, 0, 7, 8));
+    assertThat(store.progress("orders")).as("replaces the last record").contains(later);
+    assertThat(store.progress("items")).contains(new MoveProgress(1, 3, 3, 0, 7, 8));
+    assertThat(store.load("orders")).as("progress is not a map").isEmpty();
+    JdbcBucketMapStore other = JdbcBucketMapStore.builder().dataSource(pool).table(table).build();
+    assertThat(other.progress("orders")).as("another store over the same tables").contains(later);
   }
 
   @Test

@@ -37,4 +37,24 @@ public interface BucketMapStore {
    * @param atMillis when it said so, by its own clock
    */
   record RouterHeartbeat(String routerId, long version, long atMillis) {}
+
+  /** Records the progress of a move of map {@code name}, replacing the last record. */
+  void saveProgress(String name, MoveProgress progress);
+
+  /** The last recorded progress of a move of map {@code name}, if any. */
+  Optional<MoveProgress> progress(String name);
+
+  /**
+   * How far a move of a map has come, as the mover last recorded it (after each batch of rows and each bucket), so
+   * a status command can show it and a second run can tell where the first stopped.
+   *
+   * @param targetVersion the version of the stored map this record goes with (the last one the mover published: a
+   *     freeze or a switch); a stored map of a higher version was changed after the record
+   * @param bucketsDone the buckets this run has moved (frozen, copied, verified and switched)
+   * @param bucketsTotal the buckets this run moves; done when {@code bucketsDone == bucketsTotal}
+   * @param rowsCopied the rows this run has copied, every table of the family together
+   * @param startedAtMillis when this run started, by the mover's clock
+   * @param updatedAtMillis when this record was made, by the mover's clock
+   */
+  record MoveProgress(long targetVersion, int bucketsDone, int bucketsTotal, long rowsCopied, long startedAtMillis, long updatedAtMillis) {}
 }
