@@ -76,61 +76,30 @@ public class SegmentBenchmark {
     }
   }
 
-  /** gene-id's {@link GeneSegmentGenerator} with {@link #GENE_BITS} gene bits, its step adapting from {@link #step}. */
-  @State(Scope.Benchmark)
-  public static class GeneSegment {
-    GeneSegmentGenerator generator;
-
-    @Setup(Level.Trial)
-    public void setUp(SegmentBenchmark benchmark) {
-      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
-          .geneBits(GENE_BITS).minStep(benchmark.step)
-          .maxStep(Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep())).build();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-      generator.close();
-    }
-  }
-
-  /**
-   * gene-id's {@link GeneSegmentGenerator} with its step pinned to {@link #step} ({@code minStep = maxStep}), as
-   * users who want short, dense ids run it: every segment switch counts, as with {@link DefaultSegmentId}.
-   */
-  @State(Scope.Benchmark)
-  public static class GeneSegmentPinned {
-    GeneSegmentGenerator generator;
-
-    @Setup(Level.Trial)
-    public void setUp(SegmentBenchmark benchmark) {
-      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
-          .geneBits(GENE_BITS).minStep(benchmark.step).maxStep(benchmark.step).build();
-    }
-
-    @TearDown(Level.Trial)
-    public void tearDown() {
-      generator.close();
-    }
-  }
-
-  /** Values a thread takes at once in {@link GeneSegmentBlocks}. */
+  /** Values a thread takes at once with the {@code thread-block} policy. */
   public static final int THREAD_BLOCK = 64;
 
   /**
-   * gene-id's {@link GeneSegmentGenerator} with the step of {@link GeneSegment} and thread blocks of
-   * {@link #THREAD_BLOCK} values: threads do not contend for the shared counter; ids of different threads interleave.
+   * gene-id's {@link GeneSegmentGenerator} with {@link #GENE_BITS} gene bits and the step policy {@link #policy}:
+   * {@code adaptive} (its step adapting from {@link #step}: the builder's defaults at step 1,000), {@code pinned}
+   * ({@code minStep = maxStep = step}, as users who want short, dense ids run it: every switch counts, as with
+   * {@link DefaultSegmentId}) or {@code thread-block} (adaptive, each thread taking {@link #THREAD_BLOCK} values at
+   * once: threads do not contend for the shared counter, ids of different threads interleave).
    */
   @State(Scope.Benchmark)
-  public static class GeneSegmentBlocks {
+  public static class GeneSegment {
+    @Param({"adaptive", "pinned", "thread-block"})
+    public String policy = "adaptive";
+
     GeneSegmentGenerator generator;
 
     @Setup(Level.Trial)
     public void setUp(SegmentBenchmark benchmark) {
-      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
-          .geneBits(GENE_BITS).minStep(benchmark.step)
-          .maxStep(Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep()))
-          .threadBlock(THREAD_BLOCK).build();
+      long maxStep = policy.equals("pinned") ? benchmark.step
+          : Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep());
+      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench").geneBits(GENE_BITS)
+          .minStep(benchmark.step).maxStep(maxStep).threadBlock(policy.equals("thread-block") ? THREAD_BLOCK : 0)
+          .build();
     }
 
     @TearDown(Level.Trial)
@@ -189,18 +158,6 @@ public class SegmentBenchmark {
   /** A root row without a {@code GeneContext} scope: the gene is the value's low bits (spread). */
   @Benchmark
   public long geneSegmentSpread(GeneSegment state) {
-    return state.generator.nextId();
-  }
-
-  /** A root row from the generator whose step is pinned. */
-  @Benchmark
-  public long geneSegmentPinnedSpread(GeneSegmentPinned state) {
-    return state.generator.nextId();
-  }
-
-  /** A root row from the generator with thread blocks. */
-  @Benchmark
-  public long geneSegmentThreadBlockSpread(GeneSegmentBlocks state) {
     return state.generator.nextId();
   }
 

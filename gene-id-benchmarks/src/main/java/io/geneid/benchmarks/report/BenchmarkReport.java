@@ -178,7 +178,8 @@ public final class BenchmarkReport {
     keys.sort(Comparator.comparingInt((Key k) -> group(k.benchmark()))
         .thenComparingInt(k -> layoutRank(k.params().getOrDefault("layout", "")))
         .thenComparingLong(k -> Long.parseLong(k.params().getOrDefault("step", "0")))
-        .thenComparingInt(k -> methodRank(k.benchmark())));
+        .thenComparingInt(k -> methodRank(k.benchmark()))
+        .thenComparingInt(k -> POLICIES.indexOf(k.params().getOrDefault("policy", "adaptive"))));
     List<Key> bitBound = keys.stream().filter(k -> ceilings.get(k).hasBitCeiling()).collect(Collectors.toList());
     List<Key> storeBound = keys.stream().filter(k -> !ceilings.get(k).hasBitCeiling()).collect(Collectors.toList());
     if (!bitBound.isEmpty()) {
@@ -275,8 +276,10 @@ public final class BenchmarkReport {
    */
   private static final List<String> METHODS = List.of("hotGene", "allGenes", "spread", "forParent",
       "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter",
-      "geneSegmentSpread", "geneSegmentPinnedSpread",
-      "geneSegmentThreadBlockSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
+      "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
+
+  /** Segment step policies in reading order. */
+  private static final List<String> POLICIES = List.of("adaptive", "pinned", "thread-block");
 
   private static int group(String benchmark) {
     if (benchmark.contains(".GeneSnowflakeBenchmark.")) {
