@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # Runs the whole gene-id benchmark suite and regenerates gene-id-benchmarks/BENCHMARKS.md.
 #
-#   gene-id-benchmarks/run.sh            # full suite: ~9.5 minutes on 2 cores; run it on a quiet machine
+#   gene-id-benchmarks/run.sh            # full suite: ~35 minutes on 2 cores; run it on a quiet machine
 #   SMOKE=1 gene-id-benchmarks/run.sh    # one short iteration each (~2.5 minutes): proves the suite runs, measures
 #                                        # nothing; writes to gene-id-benchmarks/target/, labelled SMOKE RUN
 #
 # Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
-# run JMH on the generator benchmarks (snowflake and segment) at 1 and at 2 threads, then on the ShardingSphere
-# end-to-end benchmarks at 1 thread, each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md
-# from those files (no hand-copied figures).
+# run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads (2
+# threads in FORKS_2T forks), then on the ShardingSphere end-to-end benchmarks at 1 thread, each writing its raw JSON
+# (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures).
 #
-# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), GENERATORS and E2E
-# (JMH include regexes), RESULTS (results directory), REPORT (markdown file).
+# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), FORKS_2T (forks of the
+# 2-thread runs, default 3), GENERATORS, COSTS and E2E (JMH include regexes), RESULTS (results directory), REPORT
+# (markdown file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODULE=gene-id-benchmarks
@@ -21,16 +22,19 @@ if [ "${SMOKE:-0}" = 1 ]; then
   RESULTS=${RESULTS:-$MODULE/target/smoke-results}
   REPORT=${REPORT:-$MODULE/target/BENCHMARKS-smoke.md}
   REPORT_FLAGS=--smoke
+  FORKS_2T=${FORKS_2T:-1}
 else
-  # 2 x 1 s warm-up + 5 x 1 s measured per benchmark: 5 iterations give JMH's 99.9% error bars. 46 generator runs
-  # (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 4 x 2 steps; each at 1 and 2
-  # threads) + 4 end-to-end runs (snowflake and gene rules), ~9 s each with fork start-up and ShardingSphere set-up: ~8 minutes of JMH
+  # 2 x 1 s warm-up + 5 x 1 s measured per benchmark and fork: 5 iterations give JMH's 99.9% error bars. 25 generator
+  # benchmarks (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 5 x 2 steps) and 7 cost
+  # benchmarks, each in 1 fork at 1 thread and 3 at 2 threads, + 4 end-to-end runs, ~9 s a fork: ~33 minutes of JMH
   # after a ~1 minute build.
   JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 2 -w 1s -i 5 -r 1s"}
   RESULTS=${RESULTS:-$MODULE/results}
   REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
   REPORT_FLAGS=
+  FORKS_2T=${FORKS_2T:-3}
 fi
+COSTS=${COSTS:-'^io\.geneid\.benchmarks\.IdCostBenchmark\.'}
 GENERATORS=${GENERATORS:-'^io\.geneid\.benchmarks\.(GeneSnowflake|PublishedGene|Peer|Segment)Benchmark\.'}
 E2E=${E2E:-'^io\.geneid\.benchmarks\.e2e\.'}
 
@@ -63,15 +67,21 @@ wait_for_jmh_lock() {
   return 1
 }
 
-jmh() { # name threads regex
+jmh() { # name threads regex [more JMH options]
   wait_for_jmh_lock
   echo "[bench] JMH: $1 ($2 thread(s))"
+  local name=$1 threads=$2 include=$3
+  shift 3
   # shellcheck disable=SC2086 # JMH_OPTS is a list of options
-  java -cp "$CP" org.openjdk.jmh.Main "$3" -t "$2" $JMH_OPTS -foe true -rf json -rff "$RESULTS/$1.json" \
-    | tee "$RESULTS/$1.log"
+  java -cp "$CP" org.openjdk.jmh.Main "$include" -t "$threads" $JMH_OPTS "$@" -foe true -rf json \
+    -rff "$RESULTS/$name.json" | tee "$RESULTS/$name.log"
 }
+# Two threads on two vCPUs: where the hypervisor places them changes a fork's result, so 2-thread rows run
+# FORKS_2T forks and the report shows the lowest and highest fork beside the score.
 jmh generators-1-thread 1 "$GENERATORS"
-jmh generators-2-threads 2 "$GENERATORS"
+jmh generators-2-threads 2 "$GENERATORS" -f "$FORKS_2T"
+jmh cost-1-thread 1 "$COSTS"
+jmh cost-2-threads 2 "$COSTS" -f "$FORKS_2T"
 jmh end-to-end 1 "$E2E"
 
 # shellcheck disable=SC2086

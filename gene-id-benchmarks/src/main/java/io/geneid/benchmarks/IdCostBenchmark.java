@@ -1,6 +1,10 @@
 package io.geneid.benchmarks;
 
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.snowflake.GeneClock;
+import org.jspecify.annotations.Nullable;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.lease.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
@@ -75,5 +79,27 @@ public class IdCostBenchmark {
   @Benchmark
   public long leasedNextIdGene(Genes g) {
     return leased.nextId(g.next++ & 63);
+  }
+
+  // ---- the parts of one plainNextIdSpread call, each alone (where the nanoseconds go)
+
+  final GeneSpread spread = new GeneSpread(WIDE.geneBits());
+
+  /** The default clock ({@link GeneClock#system()}): one {@link System#nanoTime()} and a division. */
+  @Benchmark
+  public long partClock() {
+    return GeneClock.system().currentTimeMillis();
+  }
+
+  /** The scope lookup: one thread-local read outside every {@code GeneContext} scope. */
+  @Benchmark
+  public @Nullable Object partScopeLookup() {
+    return ParentKeys.next();
+  }
+
+  /** The gene of a root row: a thread-local read and one step of the walk. */
+  @Benchmark
+  public long partSpreadGene() {
+    return spread.nextGene();
   }
 }

@@ -76,16 +76,30 @@ public class SegmentBenchmark {
     }
   }
 
-  /** gene-id's {@link GeneSegmentGenerator} with {@link #GENE_BITS} gene bits, its step adapting from {@link #step}. */
+  /** Values a thread takes at once with the {@code thread-block} policy. */
+  public static final int THREAD_BLOCK = 64;
+
+  /**
+   * gene-id's {@link GeneSegmentGenerator} with {@link #GENE_BITS} gene bits and the step policy {@link #policy}:
+   * {@code adaptive} (its step adapting from {@link #step}: the builder's defaults at step 1,000), {@code pinned}
+   * ({@code minStep = maxStep = step}, as users who want short, dense ids run it: every switch counts, as with
+   * {@link DefaultSegmentId}) or {@code thread-block} (adaptive, each thread taking {@link #THREAD_BLOCK} values at
+   * once: threads do not contend for the shared counter, ids of different threads interleave).
+   */
   @State(Scope.Benchmark)
   public static class GeneSegment {
+    @Param({"adaptive", "pinned", "thread-block"})
+    public String policy = "adaptive";
+
     GeneSegmentGenerator generator;
 
     @Setup(Level.Trial)
     public void setUp(SegmentBenchmark benchmark) {
-      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench")
-          .geneBits(GENE_BITS).minStep(benchmark.step)
-          .maxStep(Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep())).build();
+      long maxStep = policy.equals("pinned") ? benchmark.step
+          : Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep());
+      generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench").geneBits(GENE_BITS)
+          .minStep(benchmark.step).maxStep(maxStep).threadBlock(policy.equals("thread-block") ? THREAD_BLOCK : 0)
+          .build();
     }
 
     @TearDown(Level.Trial)

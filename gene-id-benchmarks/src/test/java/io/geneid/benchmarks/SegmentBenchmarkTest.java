@@ -39,10 +39,12 @@ class SegmentBenchmarkTest {
   }
 
   @ParameterizedTest
-  @ValueSource(longs = {1000, 100_000})
-  void geneSegmentSpreadIssuesUniqueIdsOverEveryGene(long step) throws Exception {
+  @org.junit.jupiter.params.provider.CsvSource({"1000, adaptive", "100000, adaptive", "1000, pinned",
+      "1000, thread-block"})
+  void geneSegmentSpreadIssuesUniqueIdsOverEveryGene(long step, String policy) throws Exception {
     SegmentBenchmark b = benchmark(step);
     SegmentBenchmark.GeneSegment state = new SegmentBenchmark.GeneSegment();
+    state.policy = policy;
     state.setUp(b);
     try {
       Set<Long> ids = unique("geneSegmentSpread", step, () -> () -> b.geneSegmentSpread(state));

@@ -18,6 +18,7 @@ import picocli.CommandLine.Option;
  * java -jar gene-id-cli.jar shard 363362192454193215 --sharding-count 4
  * java -jar gene-id-cli.jar layout --gene-bits 8 --sequence-bits 6
  * java -jar gene-id-cli.jar reshard plan --sharding-count 2 --to 4
+ * java -jar gene-id-cli.jar reshard move --config app.yaml --algorithm gene_db --to 4
  * </pre>
  *
  * <p>Exit status: 0 on success, 2 for bad input (a one-line message on stderr, never a stack trace), 1 for an
@@ -68,6 +69,10 @@ public final class GeneIdCli implements Runnable {
       if (e instanceof BadInputException || e instanceof IllegalArgumentException) {
         where.getErr().println(where.getCommandSpec().qualifiedName() + ": " + oneLine(e.getMessage()));
         return BAD_INPUT;
+      }
+      if (e instanceof io.geneid.core.GeneIdException) { // a store or database failed: its message says what
+        where.getErr().println(where.getCommandSpec().qualifiedName() + ": " + oneLine(e.getMessage()));
+        return 1;
       }
       where.getErr().println(where.getCommandSpec().qualifiedName() + ": unexpected " + oneLine(e.toString()));
       return 1;

@@ -6,6 +6,7 @@ import io.geneid.core.bucket.BucketPlan;
 import io.geneid.core.bucket.BucketPlanner;
 import java.io.PrintWriter;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -18,17 +19,23 @@ import picocli.CommandLine.Option;
 
 /** {@code gene-id reshard}: growing from N shards to M by moving gene buckets. */
 @Command(name = "reshard", mixinStandardHelpOptions = true,
-    description = "Plans growing from N shards to M by moving whole gene buckets; no id changes.",
-    subcommands = ReshardCommand.Plan.class, synopsisSubcommandLabel = "COMMAND")
+    description = "Grows from N shards to M by moving whole gene buckets; no id changes.",
+    subcommands = {ReshardCommand.Plan.class, ReshardMove.class, ReshardMove.Cleanup.class,
+        ReshardMove.Status.class},
+    synopsisSubcommandLabel = "COMMAND")
 final class ReshardCommand implements Runnable {
 
   @CommandLine.Spec
   @SuppressWarnings("NullAway.Init")
   CommandLine.Model.CommandSpec spec;
 
+  @CommandLine.ParentCommand
+  @SuppressWarnings("NullAway.Init")
+  GeneIdCli cli;
+
   @Override
   public void run() {
-    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: plan");
+    throw new CommandLine.ParameterException(spec.commandLine(), "a command is required: plan, move, cleanup or status");
   }
 
   /**
@@ -70,6 +77,10 @@ final class ReshardCommand implements Runnable {
         + " GENE_BUCKET sharding algorithm to grow.")
     @Nullable String algorithm;
 
+    @Option(names = "--count-rows", description = "With --config: count the rows of each bucket in the data sources"
+        + " of the YAML (every table whose database strategy uses --algorithm), and the share of rows that moves.")
+    boolean countRows;
+
     @Override
     public Integer call() {
       BucketMap current = current();
@@ -90,14 +101,45 @@ final class ReshardCommand implements Runnable {
         byPair.computeIfAbsent(String.format(Locale.ROOT, "%5d -> %d", move.from(), move.to()),
             k -> new java.util.ArrayList<>()).add(move.bucket());
       }
+      long[] rows = countRows ? countRows(current, out) : null;
       byPair.forEach((pair, buckets) -> out.println(Text.row(pair, buckets.size() + " bucket"
-          + (buckets.size() == 1 ? "" : "s") + ": " + BucketMap.formatBuckets(buckets))));
+          + (buckets.size() == 1 ? "" : "s") + ": " + BucketMap.formatBuckets(buckets)
+          + (rows == null ? "" : ", " + Text.number(buckets.stream().mapToLong(b -> rows[b]).sum()) + " rows"))));
+      if (rows != null) {
+        long total = Arrays.stream(rows).sum();
+        long moving = plan.moves().stream().mapToLong(move -> rows[move.bucket()]).sum();
+        out.println(Text.row("rows moving", Text.number(moving) + " of " + Text.number(total) + " ("
+            + String.format(Locale.ROOT, "%.1f", total == 0 ? 0.0 : 100.0 * moving / total) + "%)"));
+      }
       out.println(Text.row("yaml", "type: GENE_BUCKET, props: {gene-bits: " + current.geneBits()
           + ", bucket-map: \"" + plan.next().format() + "\"}"));
       return 0;
     }
 
-    private static String describe(BucketMap map) {
+    /** Rows per bucket of the family, counted where {@code current} puts each bucket; prints them. */
+    private long[] countRows(BucketMap current, PrintWriter out) {
+      if (config == null || algorithm == null) {
+        throw new BadInputException("--count-rows needs --config and --algorithm: the data sources and tables to"
+            + " count come from the application's YAML");
+      }
+      try (ReshardSetup setup = ReshardSetup.databases(config, algorithm)) {
+        long[] rows = setup.countRows(current);
+        List<String> names = setup.family.tables().stream().map(ShardingConfig.FamilyTable::name).toList();
+        out.println(Text.row("rows", Text.number(Arrays.stream(rows).sum()) + " in " + names.size()
+            + " table" + (names.size() == 1 ? "" : "s") + " " + names));
+        for (int from = 0; from < rows.length; from += 8) {
+          StringBuilder line = new StringBuilder();
+          for (int b = from; b < Math.min(rows.length, from + 8); b++) {
+            line.append(String.format(Locale.ROOT, "%9s", Text.number(rows[b])));
+          }
+          out.println(Text.row("    buckets " + from + "-" + Math.min(rows.length - 1, from + 7),
+              line.toString()));
+        }
+        return rows;
+      }
+    }
+
+    static String describe(BucketMap map) {
       return "version " + map.version() + ", " + map.targetCount() + " target" + (map.targetCount() == 1 ? "" : "s")
           + ": " + map.format();
     }

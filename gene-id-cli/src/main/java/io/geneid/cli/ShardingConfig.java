@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
@@ -178,6 +179,175 @@ final class ShardingConfig {
     }
     throw new BadInputException(file + ": sharding algorithm '" + name + "' is " + type
         + ", not GENE_MOD or GENE_BUCKET: only gene routing can grow by moving buckets");
+  }
+
+  /**
+   * A table of a family: every table whose database level is routed by one {@code GENE_MOD}/{@code GENE_BUCKET}
+   * algorithm, so its rows of a bucket move together.
+   *
+   * @param name the logic table
+   * @param keyColumn its sharding column at the database level, whose gene is the bucket
+   * @param physicalTable the physical table of a bucket (the same on every database)
+   * @param tableLevel how that table is chosen, for messages: {@code t_order} or {@code GENE_MOD 'gene_table'}
+   */
+  record FamilyTable(String name, String keyColumn, IntFunction<String> physicalTable, String tableLevel) {}
+
+  /**
+   * Everything a move needs from the application's YAML.
+   *
+   * @param algorithm the database-level algorithm's name
+   * @param map its map, as {@link #bucketMap} reads it
+   * @param props its properties (the map store's, if the application follows one)
+   * @param dataSources every data source of the file, by name, with its settings
+   * @param tables the family, in file order
+   */
+  record Family(String algorithm, BucketMap map, Map<String, String> props, Map<String, Map<?, ?>> dataSources,
+      List<FamilyTable> tables) {
+
+    /** The data source of target {@code index}: the one whose name ends with {@code _index}. */
+    String dataSourceOf(int index) {
+      String found = null;
+      for (String name : dataSources.keySet()) {
+        if (GeneRouting.suffix(name) == index) {
+          if (found != null) {
+            throw new BadInputException("target " + index + " matches both data sources " + found + " and " + name
+                + ": data source names must end with distinct _<index> suffixes");
+          }
+          found = name;
+        }
+      }
+      if (found == null) {
+        throw new BadInputException("no data source ends with _" + index + " among " + dataSources.keySet()
+            + ": add the new databases to dataSources of the YAML before moving buckets to them");
+      }
+      return found;
+    }
+  }
+
+  /**
+   * The family of the database-level algorithm {@code algorithm}: the tables whose database strategy uses it, each
+   * with its sharding column and the physical table of a bucket (from its table strategy's {@code GENE_MOD} or
+   * {@code GENE_BUCKET}, or the single table of its data nodes), and the file's data sources.
+   *
+   * @throws BadInputException naming the file, the table and what cannot be moved
+   */
+  static Family family(Path file, String algorithm) {
+    BucketMap map = bucketMap(file, algorithm);
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    Map<String, Map<?, ?>> dataSources = new LinkedHashMap<>();
+    map(root.get("dataSources")).forEach((k, v) -> dataSources.put(String.valueOf(k), map(v)));
+    Map<?, ?> algorithms = Map.of();
+    Map<String, String> props = new LinkedHashMap<>();
+    List<FamilyTable> tables = new ArrayList<>();
+    if (root.get("rules") instanceof List<?> rules) {
+      for (Object r : rules) {
+        Map<?, ?> rule = map(r);
+        algorithms = map(rule.get("shardingAlgorithms"));
+        if (!algorithms.containsKey(algorithm)) {
+          continue;
+        }
+        map(map(algorithms.get(algorithm)).get("props")).forEach((k, v) -> props.put(String.valueOf(k),
+            String.valueOf(v)));
+        for (Map.Entry<?, ?> e : map(rule.get("tables")).entrySet()) {
+          String name = String.valueOf(e.getKey());
+          Map<?, ?> table = map(e.getValue());
+          Object dbStrategy = table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
+              : rule.get("defaultDatabaseStrategy");
+          String column = keyColumn(map(dbStrategy), algorithm, name, file);
+          if (column == null) {
+            continue;
+          }
+          tables.add(familyTable(file, name, column, table, table.containsKey("tableStrategy")
+              ? table.get("tableStrategy") : rule.get("defaultTableStrategy"), algorithms, map.geneBits()));
+        }
+      }
+    }
+    if (tables.isEmpty()) {
+      throw new BadInputException(file + ": no table's databaseStrategy uses sharding algorithm '" + algorithm
+          + "', so there is nothing to move");
+    }
+    if (dataSources.isEmpty()) {
+      throw new BadInputException(file + " has no dataSources: the mover reads the databases from them");
+    }
+    return new Family(algorithm, map, props, dataSources, tables);
+  }
+
+  /** The sharding column of a database strategy that uses {@code algorithm}, or null if it uses another. */
+  private static @Nullable String keyColumn(Map<?, ?> strategy, String algorithm, String table, Path file) {
+    for (String form : List.of("standard", "complex", "hint")) {
+      Map<?, ?> s = map(strategy.get(form));
+      if (!algorithm.equals(String.valueOf(s.get("shardingAlgorithmName")))) {
+        continue;
+      }
+      Object column = form.equals("standard") ? s.get("shardingColumn") : s.get("shardingColumns");
+      String columns = column == null ? "" : String.valueOf(column).trim();
+      if (form.equals("hint") || columns.isEmpty() || columns.contains(",")) {
+        throw new BadInputException(file + ": table " + table + " uses '" + algorithm + "' in a " + form
+            + " strategy " + (form.equals("hint") ? "(no column)" : "with columns '" + columns + "'")
+            + ": the mover finds a bucket's rows by one numeric sharding column");
+      }
+      return columns;
+    }
+    return null;
+  }
+
+  private static FamilyTable familyTable(Path file, String name, String column, Map<?, ?> table,
+      @Nullable Object tableStrategy, Map<?, ?> algorithms, int geneBits) {
+    List<String> physical = new ArrayList<>();
+    Object actual = table.get("actualDataNodes");
+    if (actual == null) {
+      physical.add(name);
+    } else {
+      for (String node : expand(String.valueOf(actual), "actualDataNodes of " + name)) {
+        String t = node.substring(node.indexOf('.') + 1);
+        if (!physical.contains(t)) {
+          physical.add(t);
+        }
+      }
+    }
+    Map<?, ?> forms = map(tableStrategy);
+    for (String form : List.of("standard", "complex", "hint")) {
+      Map<?, ?> s = map(forms.get(form));
+      if (s.get("shardingAlgorithmName") == null) {
+        continue;
+      }
+      String algorithmName = String.valueOf(s.get("shardingAlgorithmName"));
+      String type = String.valueOf(map(algorithms.get(algorithmName)).get("type")).toUpperCase(Locale.ROOT);
+      if (!type.equals("GENE_MOD") && !type.equals("GENE_BUCKET")) {
+        throw new BadInputException(file + ": the table level of " + name + " uses " + type + " ('"
+            + algorithmName + "'): the mover places a bucket's rows only by GENE_MOD or GENE_BUCKET");
+      }
+      BucketMap tableMap = bucketMap(file, algorithmName);
+      if (tableMap.geneBits() != geneBits) {
+        throw new BadInputException(file + ": the table level of " + name + " ('" + algorithmName + "') has"
+            + " gene-bits " + tableMap.geneBits() + " but the database level has " + geneBits);
+      }
+      Map<Integer, String> bySuffix = new LinkedHashMap<>();
+      for (String t : physical) {
+        String before = bySuffix.put(GeneRouting.suffix(t), t);
+        if (before != null && GeneRouting.suffix(t) >= 0) {
+          throw new BadInputException(file + ": the physical tables " + before + " and " + t + " of " + name
+              + " end with one _<index> suffix");
+        }
+      }
+      String[] byBucket = new String[tableMap.bucketCount()];
+      for (int b = 0; b < byBucket.length; b++) {
+        byBucket[b] = bySuffix.get(tableMap.target(b));
+        if (byBucket[b] == null) {
+          throw new BadInputException(file + ": table " + name + ": '" + algorithmName + "' routes bucket " + b
+              + " to table index " + tableMap.target(b) + " but no physical table among " + physical
+              + " ends with _" + tableMap.target(b));
+        }
+      }
+      return new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'");
+    }
+    if (physical.size() != 1) {
+      throw new BadInputException(file + ": table " + name + " has the physical tables " + physical + " but no"
+          + " table strategy: the mover cannot tell which one holds a bucket");
+    }
+    String only = physical.get(0);
+    return new FamilyTable(name, column, b -> only, only);
   }
 
   private static int intProp(Map<?, ?> props, String key, int fallback, String algorithm, Path file) {

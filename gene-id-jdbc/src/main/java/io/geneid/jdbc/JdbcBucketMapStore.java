@@ -16,13 +16,15 @@ import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 
 /**
- * A {@link BucketMapStore} over two tables of any JDBC database; the same SQL runs on MariaDB/MySQL, PostgreSQL and
+ * A {@link BucketMapStore} over three tables of any JDBC database; the same SQL runs on MariaDB/MySQL, PostgreSQL and
  * H2, and only the DDL's text type differs ({@link #ddl(String, boolean)}: MariaDB's {@code TEXT} holds 64 KB, too
  * little for an irregular map of G = 16, so it gets {@code MEDIUMTEXT}):
  *
  * <pre>{@code
  * <table>        (name PK, gene_bits, version, bucket_map TEXT, bucket_states TEXT)   one row per map
  * <table>_router (name, router_id PK, version, seen_at)                               one row per router
+ * <table>_progress (name PK, target_version, buckets_done, buckets_total, rows_copied,
+ *                   started_at, updated_at)                                         a move's last progress
  * }</pre>
  *
  * <p>A change is {@code UPDATE ... WHERE name = ? AND version = ?} (a first map an {@code INSERT}), so of two
@@ -32,12 +34,13 @@ import org.jspecify.annotations.Nullable;
  */
 public final class JdbcBucketMapStore implements BucketMapStore {
 
-  /** The default table name; routers go to this name + {@code _router}. */
+  /** The default table name; routers go to this name + {@code _router}, progress to + {@code _progress}. */
   public static final String DEFAULT_TABLE = "gene_id_bucket_map";
 
   private final DataSource dataSource;
   private final String table;
   private final String routerTable;
+  private final String progressTable;
   private final boolean createTable;
   private final Duration statementTimeout;
   private volatile boolean tableReady;
@@ -46,6 +49,7 @@ public final class JdbcBucketMapStore implements BucketMapStore {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource is required");
     this.table = JdbcSession.checkTable("table", b.table);
     this.routerTable = b.table + "_router";
+    this.progressTable = b.table + "_progress";
     this.createTable = b.createTable;
     this.statementTimeout = b.statementTimeout;
   }
@@ -56,7 +60,7 @@ public final class JdbcBucketMapStore implements BucketMapStore {
   }
 
   /**
-   * The DDL of the two tables.
+   * The DDL of the three tables: the maps, the routers' heartbeats and the moves' progress.
    *
    * @param mysql whether the database is MariaDB/MySQL ({@code MEDIUMTEXT} columns); else {@code TEXT} (PostgreSQL,
    *     H2)
@@ -78,6 +82,15 @@ public final class JdbcBucketMapStore implements BucketMapStore {
             + "  version   BIGINT       NOT NULL,\n"
             + "  seen_at   BIGINT       NOT NULL,\n"
             + "  PRIMARY KEY (name, router_id)\n"
+            + ")",
+        "CREATE TABLE IF NOT EXISTS " + table + "_progress (\n"
+            + "  name           VARCHAR(128) NOT NULL PRIMARY KEY,\n"
+            + "  target_version BIGINT       NOT NULL,\n"
+            + "  buckets_done   INT          NOT NULL,\n"
+            + "  buckets_total  INT          NOT NULL,\n"
+            + "  rows_copied    BIGINT       NOT NULL,\n"
+            + "  started_at     BIGINT       NOT NULL,\n"
+            + "  updated_at     BIGINT       NOT NULL\n"
             + ")");
   }
 
@@ -109,8 +122,9 @@ public final class JdbcBucketMapStore implements BucketMapStore {
         } catch (SQLException e) {
           // concurrent CREATE TABLE IF NOT EXISTS can fail on PostgreSQL; fine if the table is there now
           try (Statement st = s.statement()) {
-            st.executeQuery("SELECT 1 FROM " + (ddl.contains(table + "_router") ? routerTable : table)
-                + " WHERE 1 = 0").close();
+            String created = ddl.contains(routerTable + " (") ? routerTable
+                : ddl.contains(progressTable + " (") ? progressTable : table;
+            st.executeQuery("SELECT 1 FROM " + created + " WHERE 1 = 0").close();
           } catch (SQLException again) {
             throw e;
           }
@@ -225,6 +239,55 @@ public final class JdbcBucketMapStore implements BucketMapStore {
   }
 
   @Override
+  public void saveProgress(String name, MoveProgress progress) {
+    run("record the progress of a move of map '" + name + "'", s -> {
+      try (PreparedStatement update = s.prepare("UPDATE " + progressTable + " SET target_version = ?,"
+          + " buckets_done = ?, buckets_total = ?, rows_copied = ?, started_at = ?, updated_at = ? WHERE name = ?")) {
+        bindProgress(update, progress, 1);
+        update.setString(7, name);
+        if (update.executeUpdate() == 1) {
+          return null;
+        }
+        try (PreparedStatement insert = s.prepare("INSERT INTO " + progressTable + " (target_version, buckets_done,"
+            + " buckets_total, rows_copied, started_at, updated_at, name) VALUES (?, ?, ?, ?, ?, ?, ?)")) {
+          bindProgress(insert, progress, 1);
+          insert.setString(7, name);
+          insert.executeUpdate();
+        } catch (SQLException e) {
+          if (!JdbcSession.isDuplicate(e)) {
+            throw e;
+          }
+          update.executeUpdate(); // another writer inserted it first
+        }
+        return null;
+      }
+    });
+  }
+
+  private static void bindProgress(PreparedStatement ps, MoveProgress p, int from) throws SQLException {
+    ps.setLong(from, p.targetVersion());
+    ps.setInt(from + 1, p.bucketsDone());
+    ps.setInt(from + 2, p.bucketsTotal());
+    ps.setLong(from + 3, p.rowsCopied());
+    ps.setLong(from + 4, p.startedAtMillis());
+    ps.setLong(from + 5, p.updatedAtMillis());
+  }
+
+  @Override
+  public Optional<MoveProgress> progress(String name) {
+    return run("read the progress of a move of map '" + name + "'", s -> {
+      try (PreparedStatement ps = s.prepare("SELECT target_version, buckets_done, buckets_total, rows_copied,"
+          + " started_at, updated_at FROM " + progressTable + " WHERE name = ?")) {
+        ps.setString(1, name);
+        try (ResultSet rs = ps.executeQuery()) {
+          return rs.next() ? Optional.of(new MoveProgress(rs.getLong(1), rs.getInt(2), rs.getInt(3), rs.getLong(4),
+              rs.getLong(5), rs.getLong(6))) : Optional.<MoveProgress>empty();
+        }
+      }
+    });
+  }
+
+  @Override
   public String toString() {
     return "JdbcBucketMapStore[table " + table + "]";
   }
@@ -244,13 +307,16 @@ public final class JdbcBucketMapStore implements BucketMapStore {
       return this;
     }
 
-    /** The map table's name (a plain SQL name); routers go to this name + {@code _router}. */
+    /**
+     * The map table's name (a plain SQL name); routers go to this name + {@code _router}, the moves' progress to
+     * this name + {@code _progress}.
+     */
     public Builder table(String table) {
       this.table = Objects.requireNonNull(table, "table");
       return this;
     }
 
-    /** Whether to create both tables ({@link #ddl(String, boolean)}) before the first statement. Default false. */
+    /** Whether to create the tables ({@link #ddl(String, boolean)}) before the first statement. Default false. */
     public Builder createTable(boolean createTable) {
       this.createTable = createTable;
       return this;

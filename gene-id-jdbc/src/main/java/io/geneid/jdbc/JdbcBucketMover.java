@@ -3,6 +3,7 @@ package io.geneid.jdbc;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStore;
+import io.geneid.core.bucket.BucketMapStore.MoveProgress;
 import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
 import io.geneid.core.bucket.BucketMove;
 import io.geneid.core.bucket.BucketState;
@@ -15,11 +16,14 @@ import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -36,6 +40,8 @@ import org.slf4j.LoggerFactory;
  *   <li>verifies per table the row count and the sum of ids on both sides;
  *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
  * </ol>
+ * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
+ * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}.
  * {@link #cleanup(String)} later deletes the moved buckets' rows from every other target and marks them NORMAL.
  * A bucket's rows are found by {@code MOD(<key column>, 2^G) = bucket}, which MariaDB/MySQL, PostgreSQL and H2 all
  * compute, for tables keyed by a gene id or a numeric parent key.
@@ -65,19 +71,30 @@ public final class JdbcBucketMover {
   private final Duration routerWait;
   private final Duration settle;
   private final Duration liveWindow;
+  private final Duration batchPause;
+  private final Consumer<Progress> listener;
   private final LongSupplier clock;
 
-  private JdbcBucketMover(BucketMapStore store, String name, Map<Integer, DataSource> targets, List<Table> tables,
-      int batchSize, Duration routerWait, Duration settle, Duration liveWindow, LongSupplier clock) {
-    this.store = store;
-    this.name = name;
-    this.targets = Map.copyOf(targets);
-    this.tables = List.copyOf(tables);
-    this.batchSize = batchSize;
-    this.routerWait = routerWait;
-    this.settle = settle;
-    this.liveWindow = liveWindow;
-    this.clock = clock;
+  private JdbcBucketMover(Builder b) {
+    this.store = b.store;
+    this.name = b.name;
+    this.targets = Map.copyOf(b.targets);
+    this.tables = List.copyOf(b.tables);
+    this.batchSize = b.batchSize;
+    this.routerWait = b.routerWait;
+    this.settle = b.settle;
+    this.liveWindow = b.liveWindow;
+    this.batchPause = b.batchPause;
+    this.listener = b.listener;
+    this.clock = b.clock;
+  }
+
+  /**
+   * A builder of a mover of the map {@code name} in {@code store}; {@link Builder#targets} and
+   * {@link Builder#tables} are required.
+   */
+  public static Builder builder(BucketMapStore store, String name) {
+    return new Builder(store, name);
   }
 
   /**
@@ -90,19 +107,70 @@ public final class JdbcBucketMover {
    */
   public static JdbcBucketMover of(BucketMapStore store, String name, Map<Integer, DataSource> targets,
       List<Table> tables, int batchSize, Duration routerWait, Duration settle, Duration liveWindow) {
-    Checks.range("batch size", batchSize, 1, 100_000);
-    Checks.duration("router wait", routerWait, Duration.ofMillis(1), Duration.ofHours(1));
-    Checks.duration("settle", settle, Duration.ZERO, Duration.ofHours(1));
-    Checks.duration("live window", liveWindow, Duration.ofMillis(1), Duration.ofHours(1));
-    if (tables.isEmpty()) {
-      throw new IllegalArgumentException("a mover needs at least one table of the family");
-    }
-    return new JdbcBucketMover(Objects.requireNonNull(store, "store"), name, targets, tables, batchSize, routerWait,
-        settle, liveWindow, System::currentTimeMillis);
+    return builder(store, name).targets(targets).tables(tables).batchSize(batchSize).routerWait(routerWait)
+        .settle(settle).liveWindow(liveWindow).build();
   }
 
   /** What one move did. */
   public record MoveResult(BucketMove move, long rowsCopied, Duration frozenFor) {}
+
+  /**
+   * What the mover reports to its listener after each batch of rows and each bucket: the record it stored
+   * ({@link BucketMapStore#saveProgress}), the rate so far and the time left.
+   *
+   * @param recorded the progress as stored in the map store
+   * @param bucket the move this record is about (its bucket copying, or just switched), or null for a run with no
+   *     moves
+   * @param rowsPerSecond rows copied per second of this run so far
+   * @param timeLeft the time left at the buckets per second so far; null until the first bucket is done
+   */
+  public record Progress(MoveProgress recorded, @Nullable BucketMove bucket, double rowsPerSecond,
+      @Nullable Duration timeLeft) {
+
+    /** The rate and time left of a stored record, at its {@code updatedAtMillis}. */
+    public static Progress of(MoveProgress recorded, @Nullable BucketMove bucket) {
+      long elapsed = Math.max(1, recorded.updatedAtMillis() - recorded.startedAtMillis());
+      double rate = recorded.rowsCopied() * 1000.0 / elapsed;
+      Duration left = recorded.bucketsDone() == 0 ? null : Duration.ofMillis(
+          elapsed * (recorded.bucketsTotal() - recorded.bucketsDone()) / recorded.bucketsDone());
+      return new Progress(recorded, bucket, rate, left);
+    }
+
+    /** E.g. {@code buckets 5/32, 12345 rows, 2310 rows/s, time left 1m12s}. */
+    public String describe() {
+      return "buckets " + recorded.bucketsDone() + "/" + recorded.bucketsTotal() + ", " + recorded.rowsCopied()
+          + " rows, " + Math.round(rowsPerSecond) + " rows/s, time left "
+          + (recorded.bucketsDone() == recorded.bucketsTotal() ? "0s" : timeLeft == null
+              ? "unknown until a bucket is done" : duration(timeLeft));
+    }
+
+    /** {@code 1h02m03s}, {@code 2m05s}, {@code 7s}. */
+    public static String duration(Duration d) {
+      long s = Math.max(0, (d.toMillis() + 999) / 1000);
+      return s >= 3600 ? String.format(Locale.ROOT, "%dh%02dm%02ds", s / 3600, s / 60 % 60, s % 60)
+          : s >= 60 ? String.format(Locale.ROOT, "%dm%02ds", s / 60, s % 60) : s + "s";
+    }
+  }
+
+  /** One run's counters, recorded in the store as they change. */
+  private final class Run {
+    final long startedAt = clock.getAsLong();
+    final int total;
+    int done;
+    long rows;
+    long version;
+
+    Run(int total, long version) {
+      this.total = total;
+      this.version = version;
+    }
+
+    void record(@Nullable BucketMove bucket) {
+      MoveProgress p = new MoveProgress(version, done, total, rows, startedAt, clock.getAsLong());
+      store.saveProgress(name, p);
+      listener.accept(Progress.of(p, bucket));
+    }
+  }
 
   /**
    * Moves every bucket whose target differs between the stored map and {@code next}, one at a time; a bucket already
@@ -112,18 +180,37 @@ public final class JdbcBucketMover {
    *     finds the two sides different (the bucket then stays frozen on its old node, which still has every row)
    */
   public List<MoveResult> moveTo(BucketMap next) {
-    List<MoveResult> results = new ArrayList<>();
     BucketMap current = load();
+    if (next.geneBits() != current.geneBits()) {
+      throw new IllegalArgumentException("the new map has gene-bits " + next.geneBits() + " but map '" + name
+          + "' has " + current.geneBits());
+    }
+    List<BucketMove> moves = new ArrayList<>();
     for (int b = 0; b < current.bucketCount(); b++) {
       if (current.target(b) != next.target(b)) {
-        results.add(move(new BucketMove(b, current.target(b), next.target(b))));
+        moves.add(new BucketMove(b, current.target(b), next.target(b)));
+      } else if (current.state(b) == BucketState.FROZEN) {
+        throw new GeneIdException("bucket " + b + " of map '" + name + "' is FROZEN by an interrupted move, but the"
+            + " new map keeps it on target " + current.target(b) + "; give a new map that moves it (plan from the"
+            + " stored map, version " + current.version() + ")");
       }
+    }
+    Run run = new Run(moves.size(), current.version());
+    run.record(moves.isEmpty() ? null : moves.get(0));
+    List<MoveResult> results = new ArrayList<>();
+    for (BucketMove move : moves) {
+      results.add(move(move, run));
     }
     return results;
   }
 
   /** Moves one bucket: freeze, wait, copy, verify, switch, wait. */
   public MoveResult move(BucketMove move) {
+    Run run = new Run(1, load().version());
+    return move(move, run);
+  }
+
+  private MoveResult move(BucketMove move, Run run) {
     BucketMap map = load();
     if (map.target(move.bucket()) != move.from()) {
       throw new GeneIdException("bucket " + move.bucket() + " is on target " + map.target(move.bucket())
@@ -133,19 +220,26 @@ public final class JdbcBucketMover {
     if (map.state(move.bucket()) != BucketState.FROZEN) {
       map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
     }
+    run.version = map.version();
     awaitRouters(map.version());
     sleep(settle);
     long copied = 0;
     for (Table table : tables) {
-      copied += copy(move, table);
+      copied += copy(move, table, run);
       verify(move, table);
     }
     map = publish(map, map.withTarget(move.bucket(), move.to()).withState(List.of(move.bucket()),
         BucketState.MOVED));
     Duration frozen = Duration.ofMillis(clock.getAsLong() - frozenAt);
     awaitRouters(map.version());
-    LOG.info("moved bucket {} from {} to {}: {} rows, frozen {} ms", move.bucket(), move.from(), move.to(), copied,
-        frozen.toMillis());
+    run.version = map.version();
+    run.done++;
+    MoveProgress p = new MoveProgress(run.version, run.done, run.total, run.rows, run.startedAt, clock.getAsLong());
+    store.saveProgress(name, p);
+    Progress progress = Progress.of(p, move);
+    LOG.info("moved bucket {} from {} to {}: {} rows, frozen {} ms; {}", move.bucket(), move.from(), move.to(),
+        copied, frozen.toMillis(), progress.describe());
+    listener.accept(progress);
     return new MoveResult(move, copied, frozen);
   }
 
@@ -177,7 +271,7 @@ public final class JdbcBucketMover {
     return deleted;
   }
 
-  private long copy(BucketMove move, Table table) {
+  private long copy(BucketMove move, Table table, Run run) {
     int mod = load().bucketCount();
     String physical = table.physicalTable().apply(move.bucket());
     String where = "MOD(" + table.keyColumn() + ", " + mod + ") = " + move.bucket();
@@ -241,7 +335,12 @@ public final class JdbcBucketMover {
           throw e;
         }
         copied += rows.size();
+        run.rows += rows.size();
         last = ((Number) rows.get(rows.size() - 1)[keyIndex]).longValue();
+        run.record(move);
+        if (!batchPause.isZero()) {
+          sleep(batchPause);
+        }
       }
       dst.setAutoCommit(true);
     } catch (SQLException e) {
@@ -331,6 +430,98 @@ public final class JdbcBucketMover {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new GeneIdException("interrupted while moving buckets", e);
+    }
+  }
+
+  /** Settings of a {@link JdbcBucketMover}. */
+  public static final class Builder {
+    private final BucketMapStore store;
+    private final String name;
+    private Map<Integer, DataSource> targets = Map.of();
+    private List<Table> tables = List.of();
+    private int batchSize = 500;
+    private Duration routerWait = Duration.ofSeconds(30);
+    private Duration settle = Duration.ofSeconds(1);
+    private Duration liveWindow = Duration.ofSeconds(30);
+    private Duration batchPause = Duration.ZERO;
+    private Consumer<Progress> listener = p -> { };
+    private LongSupplier clock = System::currentTimeMillis;
+
+    private Builder(BucketMapStore store, String name) {
+      this.store = Objects.requireNonNull(store, "store");
+      this.name = Objects.requireNonNull(name, "name");
+    }
+
+    /** Target index to database (a pool such as HikariCP); the mover never closes them. Required. */
+    public Builder targets(Map<Integer, DataSource> targets) {
+      this.targets = Map.copyOf(targets);
+      return this;
+    }
+
+    /** The tables of the family: every table whose rows of a bucket move with it. Required, at least one. */
+    public Builder tables(List<Table> tables) {
+      this.tables = List.copyOf(tables);
+      return this;
+    }
+
+    /** Rows per copied batch (one transaction each), in [1, 100000]. Default 500. */
+    public Builder batchSize(int batchSize) {
+      Checks.range("batch size", batchSize, 1, 100_000);
+      this.batchSize = batchSize;
+      return this;
+    }
+
+    /** How long to wait for the live routers to see a change, in [1 ms, 1 h]. Default 30 s. */
+    public Builder routerWait(Duration routerWait) {
+      this.routerWait = Checks.duration("router wait", routerWait, Duration.ofMillis(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /** How long to wait after the routers have seen a freeze, for writes already past the audit, in [0, 1 h]. */
+    public Builder settle(Duration settle) {
+      this.settle = Checks.duration("settle", settle, Duration.ZERO, Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * A router whose last heartbeat is older is not waited for, in [1 ms, 1 h]; at least the routers'
+     * {@code stale-after}. Default 30 s.
+     */
+    public Builder liveWindow(Duration liveWindow) {
+      this.liveWindow = Checks.duration("live window", liveWindow, Duration.ofMillis(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /** A pause after each copied batch, to spare the databases, in [0, 1 min]. Default 0. */
+    public Builder batchPause(Duration batchPause) {
+      this.batchPause = Checks.duration("batch pause", batchPause, Duration.ZERO, Duration.ofMinutes(1));
+      return this;
+    }
+
+    /** Called on the mover's thread after each batch and each bucket, once the progress is stored. */
+    public Builder progressListener(Consumer<Progress> listener) {
+      this.listener = Objects.requireNonNull(listener, "listener");
+      return this;
+    }
+
+    Builder clock(LongSupplier clock) {
+      this.clock = clock;
+      return this;
+    }
+
+    /**
+     * The mover.
+     *
+     * @throws IllegalArgumentException without targets or tables
+     */
+    public JdbcBucketMover build() {
+      if (tables.isEmpty()) {
+        throw new IllegalArgumentException("a mover needs at least one table of the family");
+      }
+      if (targets.isEmpty()) {
+        throw new IllegalArgumentException("a mover needs the databases of its targets");
+      }
+      return new JdbcBucketMover(this);
     }
   }
 }

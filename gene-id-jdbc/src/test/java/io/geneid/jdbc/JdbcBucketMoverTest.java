@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.bucket.BucketMapStore;
 import io.geneid.core.bucket.BucketMove;
 import io.geneid.core.bucket.BucketState;
 import java.sql.Connection;
@@ -81,6 +82,51 @@ class JdbcBucketMoverTest {
     assertThat(count(ds0, "MOD(id, 2) = 0")).isEqualTo(100);
     assertThat(store.load("orders").orElseThrow().state(1)).isEqualTo(BucketState.NORMAL);
     assertThat(mover().moveTo(BucketMap.of(1, new int[] {0, 1}))).as("a second run has nothing left").isEmpty();
+  }
+
+  @Test
+  void recordsProgressAfterEachBatchAndBucket() {
+    assertThat(store.compareAndSet("orders", -1, BucketMap.of(1, new int[] {0, 0}).withVersion(1))).isTrue();
+    List<JdbcBucketMover.Progress> seen = new java.util.ArrayList<>();
+    long[] now = {10_000};
+    JdbcBucketMover mover = JdbcBucketMover.builder(store, "orders").targets(Map.of(0, ds0, 1, ds1))
+        .tables(List.of(new JdbcBucketMover.Table("id", b -> "t_order"))).batchSize(30).settle(Duration.ZERO)
+        .routerWait(Duration.ofSeconds(1)).clock(() -> now[0] += 100).progressListener(seen::add).build();
+    assertThat(mover.moveTo(BucketMap.of(1, new int[] {0, 1}))).hasSize(1);
+    // a first record, 4 batches of bucket 1 (30, 30, 30, 10 rows), then the bucket done
+    assertThat(seen).extracting(p -> p.recorded().rowsCopied()).containsExactly(0L, 30L, 60L, 90L, 100L, 100L);
+    assertThat(seen).extracting(p -> p.recorded().bucketsDone()).containsExactly(0, 0, 0, 0, 0, 1);
+    assertThat(seen.get(1).bucket()).isEqualTo(new BucketMove(1, 0, 1));
+    assertThat(seen.get(1).timeLeft()).as("unknown before a bucket is done").isNull();
+    JdbcBucketMover.Progress last = seen.get(seen.size() - 1);
+    assertThat(last.bucket()).isEqualTo(new BucketMove(1, 0, 1));
+    assertThat(last.timeLeft()).isEqualTo(Duration.ZERO);
+    assertThat(store.progress("orders")).contains(last.recorded());
+    assertThat(last.recorded().bucketsTotal()).isEqualTo(1);
+    assertThat(last.recorded().targetVersion()).as("frozen at 2, switched at 3").isEqualTo(3);
+    long elapsed = last.recorded().updatedAtMillis() - last.recorded().startedAtMillis();
+    assertThat(last.rowsPerSecond()).isEqualTo(100 * 1000.0 / elapsed);
+    assertThat(last.describe()).isEqualTo("buckets 1/1, 100 rows, " + Math.round(100 * 1000.0 / elapsed)
+        + " rows/s, time left 0s");
+  }
+
+  @Test
+  void estimatesTimeLeftFromTheBucketsPerSecondSoFar() {
+    BucketMapStore.MoveProgress p = new BucketMapStore.MoveProgress(9, 4, 32, 20_000, 0, 40_000);
+    JdbcBucketMover.Progress progress = JdbcBucketMover.Progress.of(p, new BucketMove(9, 1, 3));
+    assertThat(progress.rowsPerSecond()).isEqualTo(500.0);
+    assertThat(progress.timeLeft()).isEqualTo(Duration.ofSeconds(280));
+    assertThat(progress.describe()).isEqualTo("buckets 4/32, 20000 rows, 500 rows/s, time left 4m40s");
+    assertThat(JdbcBucketMover.Progress.duration(Duration.ofSeconds(3723))).isEqualTo("1h02m03s");
+  }
+
+  @Test
+  void refusesANewMapThatStrandsAFrozenBucket() {
+    BucketMap frozen = BucketMap.of(1, new int[] {0, 0}).withState(List.of(1), BucketState.FROZEN).withVersion(2);
+    assertThat(store.compareAndSet("orders", -1, frozen)).isTrue();
+    assertThatThrownBy(() -> mover().moveTo(BucketMap.of(1, new int[] {0, 0})))
+        .hasMessage("bucket 1 of map 'orders' is FROZEN by an interrupted move, but the new map keeps it on target"
+            + " 0; give a new map that moves it (plan from the stored map, version 2)");
   }
 
   @Test

@@ -52,6 +52,8 @@ import org.slf4j.LoggerFactory;
  *       <td>10s</td></tr>
  *   <tr><td>prefetch-retry</td><td>pause between background fetch attempts while the store fails, in [0, 10m]</td>
  *       <td>1s</td></tr>
+ *   <tr><td>thread-block</td><td>0: one shared order; in [2, 100000]: values each thread takes at once (threads do
+ *       not contend; ids of different threads interleave)</td><td>0</td></tr>
  *   <tr><td>string-ids</td><td>{@code true}: issue keys as strings ({@link io.geneid.core.GeneIdStringFormat}, no
  *       date part: segment ids carry no time)</td><td>false</td></tr>
  *   <tr><td>string-id-prefix</td><td>the strings' business prefix</td><td>none</td></tr>

@@ -138,11 +138,11 @@ class GeneSegmentKeyGenerateAlgorithmTest {
         .hasMessage("GENE_SEGMENT property 'segment-store' must be jdbc or redis but was 'mongo'");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc", "jdbc-url", h2, "redis-uri", NOWHERE))
         .hasMessage("GENE_SEGMENT has no property 'redis-uri'; allowed: segment-store, biz-tag, gene-bits, min-step,"
-            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, string-ids, string-id-prefix, jdbc-url, jdbc-username, jdbc-password,"
+            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, thread-block, string-ids, string-id-prefix, jdbc-url, jdbc-username, jdbc-password,"
             + " jdbc-table, jdbc-create-table");
     assertThatThrownBy(() -> algorithm("segment-store", "redis", "redis-uri", NOWHERE, "step", 10))
         .hasMessage("GENE_SEGMENT has no property 'step'; allowed: segment-store, biz-tag, gene-bits, min-step,"
-            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, string-ids, string-id-prefix, redis-uri, redis-key-prefix,"
+            + " max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, thread-block, string-ids, string-id-prefix, redis-uri, redis-key-prefix,"
             + " redis-allow-without-persistence");
     assertThatThrownBy(() -> algorithm("segment-store", "jdbc"))
         .hasMessage("GENE_SEGMENT property 'jdbc-url' is required: a JDBC URL such as"

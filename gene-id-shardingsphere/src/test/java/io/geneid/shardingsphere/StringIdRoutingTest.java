@@ -89,7 +89,7 @@ class StringIdRoutingTest {
     segment.setProperty("string-id-date", "true");
     assertThatThrownBy(() -> new GeneSegmentKeyGenerateAlgorithm().init(segment))
         .hasMessage("GENE_SEGMENT has no property 'string-id-date'; allowed: segment-store, biz-tag, gene-bits, "
-            + "min-step, max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, string-ids, "
+            + "min-step, max-step, segment-duration, prefetch-ratio, fetch-timeout, prefetch-retry, thread-block, string-ids, "
             + "string-id-prefix, jdbc-url, jdbc-username, jdbc-password, jdbc-table, jdbc-create-table");
   }
 

@@ -40,8 +40,11 @@ public final class BenchmarkReport {
   record Result(String benchmark, Map<String, String> params, int threads, String mode, Metric primary,
       Map<String, Metric> secondary, JsonNode raw) {}
 
-  /** A JMH metric: score with its 99.9% error (NaN with a single iteration). */
-  record Metric(double score, double error, String unit) {}
+  /**
+   * A JMH metric: score with its 99.9% error (NaN with a single iteration), and the mean of each fork's iterations
+   * (one entry per fork; with several forks their spread shows what a fork's placement on the CPUs changes).
+   */
+  record Metric(double score, double error, String unit, List<Double> forkMeans) {}
 
   private BenchmarkReport() {}
 
@@ -83,7 +86,18 @@ public final class BenchmarkReport {
   }
 
   private static Metric metric(JsonNode m) {
-    return new Metric(number(m.path("score")), number(m.path("scoreError")), m.path("scoreUnit").asText());
+    List<Double> forkMeans = new ArrayList<>();
+    for (JsonNode fork : m.path("rawData")) {
+      double sum = 0;
+      for (JsonNode iteration : fork) {
+        sum += iteration.asDouble();
+      }
+      if (fork.size() > 0) {
+        forkMeans.add(sum / fork.size());
+      }
+    }
+    return new Metric(number(m.path("score")), number(m.path("scoreError")), m.path("scoreUnit").asText(),
+        List.copyOf(forkMeans));
   }
 
   private static double number(JsonNode n) {
@@ -127,6 +141,7 @@ public final class BenchmarkReport {
     md.append('\n');
 
     renderGenerators(md, results);
+    renderCosts(md, results);
     renderEndToEnd(md, results);
     return md.toString();
   }
@@ -163,7 +178,8 @@ public final class BenchmarkReport {
     keys.sort(Comparator.comparingInt((Key k) -> group(k.benchmark()))
         .thenComparingInt(k -> layoutRank(k.params().getOrDefault("layout", "")))
         .thenComparingLong(k -> Long.parseLong(k.params().getOrDefault("step", "0")))
-        .thenComparingInt(k -> methodRank(k.benchmark())));
+        .thenComparingInt(k -> methodRank(k.benchmark()))
+        .thenComparingInt(k -> POLICIES.indexOf(k.params().getOrDefault("policy", "adaptive"))));
     List<Key> bitBound = keys.stream().filter(k -> ceilings.get(k).hasBitCeiling()).collect(Collectors.toList());
     List<Key> storeBound = keys.stream().filter(k -> !ceilings.get(k).hasBitCeiling()).collect(Collectors.toList());
     if (!bitBound.isEmpty()) {
@@ -262,6 +278,9 @@ public final class BenchmarkReport {
       "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter",
       "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
 
+  /** Segment step policies in reading order. */
+  private static final List<String> POLICIES = List.of("adaptive", "pinned", "thread-block");
+
   private static int group(String benchmark) {
     if (benchmark.contains(".GeneSnowflakeBenchmark.")) {
       return 0;
@@ -279,6 +298,43 @@ public final class BenchmarkReport {
   private static int methodRank(String benchmark) {
     int i = METHODS.indexOf(benchmark.substring(benchmark.lastIndexOf('.') + 1));
     return i < 0 ? METHODS.size() : i;
+  }
+
+  /**
+   * The CPU cost rows ({@code IdCostBenchmark}: ns per id in a layout whose bits never bind), one column per thread
+   * count: what the ceiling rows cannot show once the bits set the rate.
+   */
+  private static void renderCosts(StringBuilder md, List<Result> results) {
+    Map<String, Map<Integer, Result>> byMethod = new LinkedHashMap<>();
+    for (Result r : results) {
+      if (r.benchmark().contains(".IdCostBenchmark.")) {
+        byMethod.computeIfAbsent(r.benchmark().substring(r.benchmark().lastIndexOf('.') + 1), x -> new TreeMap<>())
+            .put(r.threads(), r);
+      }
+    }
+    if (byMethod.isEmpty()) {
+      return;
+    }
+    List<Integer> threadCounts = byMethod.values().stream().flatMap(m -> m.keySet().stream()).distinct().sorted()
+        .collect(Collectors.toList());
+    md.append("## CPU cost per id\n\n")
+        .append("Average time per call in ns (± the 99.9% confidence half-width), per thread, in a layout whose bits "
+            + "never bind (T41 W0 S16 G6: 4 million ids per ms), so the figure is the code's and the contention's, "
+            + "not the ceiling's. `part*` rows time one piece of a `nextId()` call alone.\n\n")
+        .append("| call |");
+    for (int t : threadCounts) {
+      md.append(' ').append(t).append(t == 1 ? " thread" : " threads").append(" (ns per id) |");
+    }
+    md.append("\n|---|").append("--:|".repeat(threadCounts.size())).append('\n');
+    byMethod.forEach((method, byThreads) -> {
+      md.append("| `").append(method).append("` |");
+      for (int t : threadCounts) {
+        Result r = byThreads.get(t);
+        md.append(' ').append(r == null ? "–" : scoreWithError(r.primary())).append(" |");
+      }
+      md.append('\n');
+    });
+    md.append('\n');
   }
 
   private static void renderEndToEnd(StringBuilder md, List<Result> results) {
@@ -305,8 +361,15 @@ public final class BenchmarkReport {
     md.append('\n');
   }
 
+  /** The score, its error, and with several forks the lowest and highest fork mean. */
   static String scoreWithError(Metric m) {
-    return Double.isNaN(m.error()) ? fmt(m.score()) : fmt(m.score()) + " ± " + fmt(m.error());
+    String score = Double.isNaN(m.error()) ? fmt(m.score()) : fmt(m.score()) + " ± " + fmt(m.error());
+    if (m.forkMeans().size() < 2) {
+      return score;
+    }
+    double low = m.forkMeans().stream().mapToDouble(Double::doubleValue).min().orElseThrow();
+    double high = m.forkMeans().stream().mapToDouble(Double::doubleValue).max().orElseThrow();
+    return score + " (" + m.forkMeans().size() + " forks: " + fmt(low) + " – " + fmt(high) + ")";
   }
 
   static String fmt(double v) {

@@ -58,14 +58,21 @@ public final class Ceilings {
     String perFetch = "no bit ceiling; store-bound: one store round trip per segment";
     int g = SegmentBenchmark.GENE_BITS;
     String ours = "V" + (63 - g) + " G" + g;
-    String oursBasis = perFetch + " (step adapts from " + step + " up to "
-        + String.format(Locale.ROOT, "%,d", Math.max(Long.parseLong(params.getOrDefault("step", "1")),
-            io.geneid.core.segment.SegmentSettings.defaults().maxStep())) + ")";
+    String policy = params.getOrDefault("policy", "adaptive");
+    String oursBasis = perFetch + (policy.equals("pinned") ? " (exactly " + step + ")"
+        : " (step adapts from " + step + " up to "
+            + String.format(Locale.ROOT, "%,d", Math.max(Long.parseLong(params.getOrDefault("step", "1")),
+                io.geneid.core.segment.SegmentSettings.defaults().maxStep())) + ")");
+    String ourName = "gene-id GeneSegmentGenerator" + switch (policy) {
+      case "pinned" -> ", step pinned";
+      case "thread-block" -> ", thread blocks of " + SegmentBenchmark.THREAD_BLOCK;
+      default -> "";
+    };
     switch (method) {
       case "geneSegmentSpread":
-        return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextId(), spread", ours, oursBasis);
+        return Ceiling.storeBound(ourName, "nextId(), spread", ours, oursBasis);
       case "geneSegmentForParent":
-        return Ceiling.storeBound("gene-id GeneSegmentGenerator", "nextIdFor(long parentKey)", ours, oursBasis);
+        return Ceiling.storeBound(ourName, "nextIdFor(long parentKey)", ours, oursBasis);
       case "cosIdSegmentChain":
         return Ceiling.storeBound("CosId 2.x SegmentChainId", "generate()", "V63",
             perFetch + " (" + step + " x segments merged while hungry)");

@@ -1,6 +1,7 @@
 package io.geneid.core.segment;
 
 import io.geneid.core.internal.Batches;
+import io.geneid.core.internal.Checks;
 import io.geneid.core.internal.ParentKeys;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
@@ -11,6 +12,7 @@ import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -40,11 +42,16 @@ import org.jspecify.annotations.Nullable;
  * {@link GeneContext} scope of the thread, and without a scope spreads root rows round-robin over all genes
  * (the gene of a root id is the low G bits of its value, so consecutive ids cycle through the genes).
  *
- * <h2>Double buffering</h2>
+ * <h2>Prefetching</h2>
  * The generator holds the current segment and, once {@link Builder#prefetchRatio(double) a fraction} of it is
  * used, fetches the next one on its own background thread (a daemon thread started by {@link Builder#build()},
  * stopped by {@link #close()}). Callers take values from the current segment with one atomic increment and switch
- * to the prefetched segment when it runs out; they only wait for the store when both are used up.
+ * to a prefetched segment when it runs out; they only wait for the store when none is ready. Normally one segment
+ * is fetched ahead. When a caller finds the segment used up while its successor is still being fetched (segments
+ * used up faster than a fetch takes, as with a small fixed step), the prefetch depth doubles, up to 64 segments,
+ * and the background thread fetches them one after another without handing off between fetches; so a fixed step of 1,000 does not make callers wait for the background thread at every
+ * switch. The depth never shrinks during the generator's life: what it costs is the values of ready segments,
+ * skipped at shutdown.
  *
  * <h2>Store outages (fault model)</h2>
  * <ul>
@@ -80,6 +87,9 @@ import org.jspecify.annotations.Nullable;
  */
 public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseable {
 
+  /** The most segments fetched ahead of the current one. */
+  static final int MAX_PREFETCH_DEPTH = 64;
+
   private static final System.Logger LOG = System.getLogger(GeneSegmentGenerator.class.getName());
 
   private final SegmentStore store;
@@ -98,12 +108,22 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private final GeneClock clock;
   private final ExecutorService executor;
 
-  /** Guards every change of {@link #current}, {@link #next}, {@link #pending} and the fields below them. */
+  /** Guards every change of {@link #current}, {@link #ready}, {@link #pending} and the fields below them. */
   private final ReentrantLock lock = new ReentrantLock();
   /** The segment values are taken from; replaced under the lock, read without it. */
   private volatile @Nullable Buffer current;
-  /** The prefetched segment, or null. */
-  private volatile @Nullable Buffer next;
+  /** Prefetched segments, oldest first (guarded by lock). */
+  private final ArrayDeque<Buffer> ready = new ArrayDeque<>();
+  /** {@code ready.size()}, for reads without the lock. */
+  private volatile int readyCount;
+  /** How many segments to keep fetched ahead (guarded by lock; read without it). */
+  private volatile int prefetchDepth = 1;
+  /** The most {@link #prefetchDepth} may grow to. */
+  private final int maxPrefetchDepth;
+  /** Values a thread takes at once ({@link SegmentSettings#threadBlock()}), 0 for one shared order. */
+  private final int threadBlock;
+  /** Per thread {@code [next, last]} of its block; null without thread blocks. */
+  private final @Nullable ThreadLocal<long[]> blocks;
   /** The fetch in flight, or null. At most one fetch is awaited at a time; abandoned ones may still run. */
   private volatile @Nullable Fetch pending;
   /** The store's last error while it has not succeeded since, or null. */
@@ -132,6 +152,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     this.fetchTimeoutNanos = settings.fetchTimeout().toNanos();
     this.clock = b.clock;
     this.step = minStep;
+    this.maxPrefetchDepth = b.maxPrefetchDepth;
+    this.threadBlock = settings.threadBlock();
+    this.blocks = threadBlock == 0 ? null : ThreadLocal.withInitial(() -> new long[] {1, 0});
     String threadName = "gene-id-segment-" + bizTag;
     // a thread per fetch in flight (one, plus any abandoned fetch still stuck in the store); idle threads end
     this.executor = Executors.newCachedThreadPool(r -> {
@@ -275,19 +298,55 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     return (value << geneBits) | gene;
   }
 
-  /** The next unused value: one atomic increment unless the current segment is used up. */
+  /**
+   * The next unused value: one atomic increment unless the current segment is used up; with thread blocks, the next
+   * value of this thread's block, taking a new block when it is used up.
+   */
   private long takeValue() {
+    ThreadLocal<long[]> local = blocks;
+    if (local != null) {
+      return takeFromBlock(local.get());
+    }
     for (;;) {
-      if (closed) {
-        throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
-      }
+      checkOpen();
       Buffer b = Objects.requireNonNull(current);
       long v = b.cursor.getAndIncrement();
       if (v <= b.end && v >= b.start) { // v < start only after the cursor wrapped past Long.MAX_VALUE
-        if (v >= b.prefetchAt && next == null && pending == null) {
+        if (v >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
           prefetch(b);
         }
         return v;
+      }
+      advance(b);
+    }
+  }
+
+  private void checkOpen() {
+    if (closed) {
+      throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
+    }
+  }
+
+  /** The next value of {@code block} ({@code [next, last]}), first taking a new block from the segment if needed. */
+  private long takeFromBlock(long[] block) {
+    long v = block[0];
+    if (v <= block[1]) {
+      checkOpen();
+      block[0] = v + 1;
+      return v;
+    }
+    for (;;) {
+      checkOpen();
+      Buffer b = Objects.requireNonNull(current);
+      long first = b.cursor.getAndAdd(threadBlock);
+      if (first <= b.end && first >= b.start) { // first < start only after the cursor wrapped past Long.MAX_VALUE
+        long last = Math.min(b.end, first + threadBlock - 1);
+        if (last >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
+          prefetch(b);
+        }
+        block[0] = first + 1;
+        block[1] = last;
+        return first;
       }
       advance(b);
     }
@@ -300,9 +359,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private void takeValues(long[] into, int n) {
     int filled = 0;
     while (filled < n) {
-      if (closed) {
-        throw new GeneIdException("the GeneSegmentGenerator of tag '" + bizTag + "' is closed: it issues no ids");
-      }
+      checkOpen();
       Buffer b = Objects.requireNonNull(current);
       int want = n - filled;
       long v = b.cursor.getAndAdd(want);
@@ -312,7 +369,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
           into[filled + k] = v + k;
         }
         filled += (int) got;
-        if (v + got - 1 >= b.prefetchAt && next == null && pending == null) {
+        if (v + got - 1 >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
           prefetch(b);
         }
         if (filled == n) {
@@ -332,7 +389,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       return; // another thread is switching segments or starting the fetch
     }
     try {
-      if (current == b && next == null && pending == null && !closed) {
+      if (current == b && ready.size() < prefetchDepth && pending == null && !closed) {
         startFetch(adaptStep(b));
       }
     } finally {
@@ -340,7 +397,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
-  /** {@code b} is used up: switch to the prefetched segment, or wait for the store. */
+  /** {@code b} is used up: switch to the oldest prefetched segment, or wait for the store. */
   private void advance(Buffer b) {
     Fetch waitFor;
     lock.lock();
@@ -348,11 +405,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       if (current != b || closed) {
         return; // another thread switched already, or takeValue reports the closing
       }
-      Buffer n = next;
-      if (n != null) {
-        n.activatedAtMillis = clock.currentTimeMillis();
-        next = null;
-        current = n;
+      if (activateReady()) {
         return;
       }
       GeneIdException overflow = ranOut;
@@ -363,6 +416,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       if (inFlight != null && System.nanoTime() - inFlight.deadlineNanos >= 0) {
         abandon(inFlight); // it hung past its timeout: its answer, if it ever comes, is a gap
         inFlight = null;
+      }
+      if (inFlight != null && prefetchDepth < maxPrefetchDepth) {
+        prefetchDepth *= 2; // segments run out faster than one fetch takes: keep more of them ready
       }
       waitFor = inFlight != null ? inFlight : startFetch(adaptStep(b));
     } finally {
@@ -384,7 +440,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
-  /** Waits for a fetch, at most until its timeout; the fetch itself installs its segment as {@link #next}. */
+  /** Waits for a fetch, at most until its timeout; the fetch itself adds its segment to {@link #ready}. */
   private void await(Fetch fetch, String messageStart) {
     try {
       fetch.future.get(Math.max(0, fetch.deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -412,29 +468,42 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
-  /** One call to the store: the answer, and when the generator stops waiting for it. */
+  /** One call to the store: the step asked for, the answer, and when the generator stops waiting for it. */
   private static final class Fetch {
     final CompletableFuture<Buffer> future = new CompletableFuture<>();
     final long deadlineNanos;
+    final long step;
     /** Set under the lock once the fetch outlived its timeout: its answer is then dropped. */
     boolean abandoned;
 
-    Fetch(long deadlineNanos) {
+    Fetch(long deadlineNanos, long step) {
       this.deadlineNanos = deadlineNanos;
+      this.step = step;
     }
   }
 
-  /** Submits a fetch of {@code requestedStep} values (under the lock). */
+  /** Submits a fetch of {@code requestedStep} values on a background thread (under the lock). */
   private Fetch startFetch(long requestedStep) {
-    Fetch fetch = new Fetch(System.nanoTime() + fetchTimeoutNanos);
+    Fetch fetch = new Fetch(System.nanoTime() + fetchTimeoutNanos, requestedStep);
     pending = fetch;
     step = requestedStep;
-    executor.execute(() -> fetch(fetch, requestedStep));
+    executor.execute(() -> fetch(fetch));
     return fetch;
   }
 
-  /** Runs on a background thread: asks the store, then installs the segment as {@link #next}. */
-  private void fetch(Fetch fetch, long requestedStep) {
+  /**
+   * Runs on a background thread: asks the store, adds the segment to {@link #ready}, and goes on with the next fetch
+   * on the same thread while fewer than {@link #prefetchDepth} segments are ready.
+   */
+  private void fetch(Fetch first) {
+    for (@Nullable Fetch fetch = first; fetch != null; fetch = fetchOne(fetch)) {
+      // each round asks the store once
+    }
+  }
+
+  /** One fetch of {@link #fetch}; returns the fetch to go on with, or null. */
+  private @Nullable Fetch fetchOne(Fetch fetch) {
+    long requestedStep = fetch.step;
     Segment segment = null;
     Throwable error = null;
     try {
@@ -455,7 +524,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
           LOG.log(System.Logger.Level.INFO, "gene-id: the abandoned fetch for tag '" + bizTag + "' answered late with "
               + segment + " from " + store + "; its values are skipped (a gap)");
         }
-        return; // whoever waited for it was told; the next fetch has started or will
+        return null; // whoever waited for it was told; the next fetch has started or will
       }
       pending = null;
       if (segment != null) {
@@ -473,7 +542,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
         } else {
           highestEnd = segment.endInclusive();
           buffer = new Buffer(segment.start(), Math.min(segment.endInclusive(), maxValue), prefetchRatio);
-          next = buffer;
+          ready.addLast(buffer);
+          readyCount = ready.size();
           lastStoreError = null;
         }
       }
@@ -486,13 +556,47 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
     if (buffer != null) {
       fetch.future.complete(buffer);
+      return following();
     } else {
       if (!(error instanceof SegmentRefusedException) && !closed) { // after close() nobody waits for it
         LOG.log(System.Logger.Level.WARNING, "gene-id: fetching a segment of " + requestedStep + " for tag '"
             + bizTag + "' from " + store + " failed; " + remaining() + " values left", error);
       }
       fetch.future.completeExceptionally(error);
+      return null;
     }
+  }
+
+  /**
+   * After a segment was added: the next fetch, started under the lock, if fewer than {@link #prefetchDepth}
+   * segments are ready and nothing else is fetching; else null.
+   */
+  private @Nullable Fetch following() {
+    lock.lock();
+    try {
+      Buffer c = current;
+      if (closed || c == null || pending != null || ready.size() >= prefetchDepth) {
+        return null;
+      }
+      step = adaptStep(c);
+      Fetch next = new Fetch(System.nanoTime() + fetchTimeoutNanos, step);
+      pending = next;
+      return next;
+    } finally {
+      lock.unlock();
+    }
+  }
+
+  /** Makes the oldest ready segment the current one (under the lock); false if none is ready. */
+  private boolean activateReady() {
+    Buffer n = ready.pollFirst();
+    if (n == null) {
+      return false;
+    }
+    readyCount = ready.size();
+    n.activatedAtMillis = clock.currentTimeMillis();
+    current = n;
+    return true;
   }
 
   /**
@@ -518,9 +622,17 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** Values left in the current and the prefetched segment. */
   private long remaining() {
-    Buffer c = current;
-    Buffer n = next;
-    return (c == null ? 0 : c.remaining()) + (n == null ? 0 : n.remaining());
+    lock.lock();
+    try {
+      Buffer c = current;
+      long left = c == null ? 0 : c.remaining();
+      for (Buffer n : ready) {
+        left += n.remaining();
+      }
+      return left;
+    } finally {
+      lock.unlock();
+    }
   }
 
   // ---------------------------------------------------------------- life cycle
@@ -537,10 +649,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     await(first, "could not start the GeneSegmentGenerator of tag '" + bizTag + "': ");
     lock.lock();
     try {
-      Buffer n = Objects.requireNonNull(next);
-      n.activatedAtMillis = clock.currentTimeMillis();
-      next = null;
-      current = n;
+      if (!activateReady()) {
+        throw new IllegalStateException("the first segment of tag '" + bizTag + "' was fetched but is not ready");
+      }
     } finally {
       lock.unlock();
     }
@@ -575,8 +686,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** A snapshot of the buffers, for health checks and metrics. */
   public Status status() {
-    Buffer n = next;
-    return new Status(bizTag, step, remaining(), n != null, lastStoreError);
+    return new Status(bizTag, step, remaining(), readyCount > 0, lastStoreError);
   }
 
   @Override
@@ -590,9 +700,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
    *
    * @param bizTag the business tag
    * @param step the step of the last segment asked for
-   * @param remaining values left in the current and the prefetched segment: ids that can still be issued with the
+   * @param remaining values left in the current and the prefetched segments: ids that can still be issued with the
    *     store down
-   * @param nextReady whether the next segment has been fetched
+   * @param nextReady whether at least one segment after the current one has been fetched
    * @param lastStoreError the store's last error if it has failed since its last success, else null
    */
   public record Status(String bizTag, long step, long remaining, boolean nextReady,
@@ -649,6 +759,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     private Duration fetchTimeout;
     private Duration prefetchRetry;
     private GeneClock clock = GeneClock.system();
+    private int maxPrefetchDepth = MAX_PREFETCH_DEPTH;
+    private int threadBlock;
 
     private Builder(SegmentStore store, String bizTag) {
       this.store = Objects.requireNonNull(store, "store");
@@ -665,6 +777,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       this.prefetchRatio = settings.prefetchRatio();
       this.fetchTimeout = settings.fetchTimeout();
       this.prefetchRetry = settings.prefetchRetry();
+      this.threadBlock = settings.threadBlock();
       return this;
     }
 
@@ -727,6 +840,27 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
 
     /**
+     * 0 (the default): one shared order, the ids of all threads increase in the order they are issued. In
+     * [2, 100,000]: each thread takes that many values at once and hands them out itself, so several threads do not
+     * contend for one counter; ids of one thread still increase, those of different threads interleave, and the
+     * values left in threads' blocks at shutdown are a gap. See {@link SegmentSettings#threadBlock()}.
+     */
+    public Builder threadBlock(int threadBlock) {
+      this.threadBlock = threadBlock;
+      return this;
+    }
+
+    /**
+     * For tests that count the store's calls exactly: keep at most {@code depth} segments fetched ahead, in
+     * [1, 64] (default 64; 1 is double buffering).
+     */
+    Builder maxPrefetchDepth(int depth) {
+      Checks.range("maxPrefetchDepth", depth, 1, MAX_PREFETCH_DEPTH);
+      this.maxPrefetchDepth = depth;
+      return this;
+    }
+
+    /**
      * Checks the settings, starts the background thread and fetches the first segment.
      *
      * @throws IllegalArgumentException for a setting out of range, naming it and the range
@@ -737,7 +871,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
         throw new IllegalArgumentException("bizTag must have 1 to 128 characters but was '" + bizTag + "'");
       }
       SegmentSettings settings = new SegmentSettings(geneBits, minStep, maxStep, segmentDuration, prefetchRatio,
-          fetchTimeout, prefetchRetry);
+          fetchTimeout, prefetchRetry, threadBlock);
       GeneSegmentGenerator generator = new GeneSegmentGenerator(this, settings);
       try {
         generator.start();

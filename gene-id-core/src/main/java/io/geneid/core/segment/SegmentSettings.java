@@ -21,9 +21,14 @@ import java.util.List;
  *     timeouts
  * @param prefetchRetry the pause between background prefetch attempts while the store fails, in [0, 10 min];
  *     default 1 s
+ * @param threadBlock 0 (the default): every id takes the next value of the shared segment, so the ids of all threads
+ *     increase in the order they are issued; in [2, 100,000]: each thread takes that many values at once and hands
+ *     them out itself, so threads do not contend for one counter (two threads issue more than one) while the ids of
+ *     one thread still increase but those of different threads interleave, and values left in a thread's block
+ *     at shutdown are a gap
  */
 public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration segmentDuration,
-    double prefetchRatio, Duration fetchTimeout, Duration prefetchRetry) {
+    double prefetchRatio, Duration fetchTimeout, Duration prefetchRetry, int threadBlock) {
 
   /** Key of {@link #geneBits()}. */
   public static final String GENE_BITS = SettingsReader.GENE_BITS;
@@ -39,9 +44,13 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
   public static final String FETCH_TIMEOUT = "fetch-timeout";
   /** Key of {@link #prefetchRetry()}. */
   public static final String PREFETCH_RETRY = "prefetch-retry";
+  /** Key of {@link #threadBlock()}. */
+  public static final String THREAD_BLOCK = "thread-block";
   /** Every key {@link #read(SettingsReader)} reads. */
   public static final List<String> KEYS = List.of(GENE_BITS, MIN_STEP, MAX_STEP, SEGMENT_DURATION, PREFETCH_RATIO,
-      FETCH_TIMEOUT, PREFETCH_RETRY);
+      FETCH_TIMEOUT, PREFETCH_RETRY, THREAD_BLOCK);
+  /** The largest {@link #threadBlock()}. */
+  public static final int MAX_THREAD_BLOCK = 100_000;
 
   /** The largest step: 1,000,000,000. */
   public static final long MAX_STEP_VALUE = 1_000_000_000;
@@ -52,7 +61,7 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
   private static final double MAX_PREFETCH_RATIO = 0.9;
 
   private static final SegmentSettings DEFAULTS = new SegmentSettings(GeneIdLayout.defaults().geneBits(), 1_000,
-      1_000_000, Duration.ofMinutes(10), 0.1, Duration.ofSeconds(10), Duration.ofSeconds(1));
+      1_000_000, Duration.ofMinutes(10), 0.1, Duration.ofSeconds(10), Duration.ofSeconds(1), 0);
 
   /**
    * Checks every field.
@@ -73,9 +82,13 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
     }
     Checks.duration("fetchTimeout", fetchTimeout, MIN_FETCH_TIMEOUT, MAX_WAIT);
     Checks.duration("prefetchRetry", prefetchRetry, Duration.ZERO, MAX_WAIT);
+    if (threadBlock != 0 && (threadBlock < 2 || threadBlock > MAX_THREAD_BLOCK)) {
+      throw new IllegalArgumentException("threadBlock must be 0 (one shared order) or in [2, " + MAX_THREAD_BLOCK
+          + "] but was " + threadBlock);
+    }
   }
 
-  /** The defaults: G = 6, steps 1,000 to 1,000,000, 10 minutes, 0.1, 10 s, 1 s. */
+  /** The defaults: G = 6, steps 1,000 to 1,000,000, 10 minutes, 0.1, 10 s, 1 s, no thread blocks. */
   public static SegmentSettings defaults() {
     return DEFAULTS;
   }
@@ -96,7 +109,17 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
         settings.duration(SEGMENT_DURATION, MIN_DURATION, MAX_DURATION, d.segmentDuration),
         settings.doubleValue(PREFETCH_RATIO, 0.0, MAX_PREFETCH_RATIO, d.prefetchRatio),
         settings.duration(FETCH_TIMEOUT, MIN_FETCH_TIMEOUT, MAX_WAIT, d.fetchTimeout),
-        settings.duration(PREFETCH_RETRY, Duration.ZERO, MAX_WAIT, d.prefetchRetry));
+        settings.duration(PREFETCH_RETRY, Duration.ZERO, MAX_WAIT, d.prefetchRetry),
+        threadBlock(settings));
+  }
+
+  private static int threadBlock(SettingsReader settings) {
+    long block = settings.longValue(THREAD_BLOCK, 0, MAX_THREAD_BLOCK, 0);
+    if (block == 1) {
+      throw new IllegalArgumentException(settings.nameOf(THREAD_BLOCK) + " must be 0 (one shared order) or in [2, "
+          + MAX_THREAD_BLOCK + "] but was 1");
+    }
+    return (int) block;
   }
 
   @Override
@@ -104,6 +127,6 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
     return GENE_BITS + "=" + geneBits + ", " + MIN_STEP + "=" + minStep + ", " + MAX_STEP + "=" + maxStep + ", "
         + SEGMENT_DURATION + "=" + segmentDuration.toMillis() + "ms, " + PREFETCH_RATIO + "=" + prefetchRatio + ", "
         + FETCH_TIMEOUT + "=" + fetchTimeout.toMillis() + "ms, " + PREFETCH_RETRY + "=" + prefetchRetry.toMillis()
-        + "ms";
+        + "ms" + (threadBlock == 0 ? "" : ", " + THREAD_BLOCK + "=" + threadBlock);
   }
 }

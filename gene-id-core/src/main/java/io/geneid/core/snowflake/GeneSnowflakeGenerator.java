@@ -285,44 +285,21 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     long waitStart = 0L;
     for (;;) {
       long current = states.get(slot);
-      long now = clock.currentTimeMillis() - epochMillis;
-      long last = current >>> sequenceBits;
-      long millis;
-      long first;
-      if (now != last) {
-        clockWatch.observe(now);
-      }
-      if (now > last) {
-        millis = now;
-        first = 0;
-      } else if (last - now > maxBorrowMillis) {
-        waitStart = awaitClockStepBack(waitStart, last, now);
-        continue;
-      } else if ((current & sequenceMask) != sequenceMask) {
-        millis = last;
-        first = (current & sequenceMask) + 1;
-      } else if (last + 1 - now <= maxBorrowMillis) {
-        millis = last + 1;
-        first = 0;
-      } else {
-        waitStart = awaitTick(waitStart, now);
+      long now = clock.currentTimeMillis() - epochMillis; // after the state: see issue(int)
+      long next = next(current, now, want);
+      if (next < 0) {
+        waitStart = await(next, waitStart, current, now);
         continue;
       }
-      if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
-        throw cannotIssue(millis);
-      }
-      int taken = (int) Math.min(want, sequenceMask - first + 1);
-      long next = (millis << sequenceBits) | (first + taken - 1);
-      if (states.compareAndSet(slot, current, next)) {
-        if (millis != last) {
-          // the gene left millisecond `last`, in which it had issued (its sequence + 1) ids: see stats()
-          states.getAndAdd(slot + 1, (current & sequenceMask) + 1);
-        }
+      if (commit(slot, current, next)) {
+        long millis = next >>> sequenceBits;
+        long last = next & sequenceMask;
+        long first = millis == current >>> sequenceBits ? (current & sequenceMask) + 1 : 0;
         long base = (millis << timestampShift) | workerPart | gene;
-        for (int k = 0; k < taken; k++) {
-          into[from + k] = base | ((first + k) << geneBits);
+        for (long seq = first; seq <= last; seq++) {
+          into[from++] = base | (seq << geneBits);
         }
-        return taken;
+        return (int) (last - first + 1);
       }
     }
   }
@@ -335,39 +312,75 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
       // look like a step back under contention
       long current = states.get(slot);
       long now = clock.currentTimeMillis() - epochMillis;
-      long last = current >>> sequenceBits;
-      long millis;
-      long next;
-      if (now != last) {
-        clockWatch.observe(now);
-      }
-      if (now > last) {
-        millis = now;
-        next = now << sequenceBits;
-      } else if (last - now > maxBorrowMillis) {
-        waitStart = awaitClockStepBack(waitStart, last, now);
-        continue;
-      } else if ((current & sequenceMask) != sequenceMask) {
-        millis = last;
-        next = current + 1;
-      } else if (last + 1 - now <= maxBorrowMillis) {
-        millis = last + 1;
-        next = millis << sequenceBits;
-      } else {
-        waitStart = awaitTick(waitStart, now);
+      long next = next(current, now, 1);
+      if (next < 0) {
+        waitStart = await(next, waitStart, current, now);
         continue;
       }
-      if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
-        throw cannotIssue(millis);
-      }
-      if (states.compareAndSet(slot, current, next)) {
-        if (millis != last) {
-          // the gene left millisecond `last`, in which it had issued (its sequence + 1) ids: see stats()
-          states.getAndAdd(slot + 1, (current & sequenceMask) + 1);
-        }
-        return (millis << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
+      if (commit(slot, current, next)) {
+        return ((next >>> sequenceBits) << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
       }
     }
+  }
+
+  /** {@link #next} could not advance: the clock stepped back beyond the borrowing bound. */
+  private static final long STEPPED_BACK = -1L;
+  /** {@link #next} could not advance: the gene's borrowing bound is reached. */
+  private static final long AT_BOUND = -2L;
+
+  /**
+   * The state a gene in state {@code current} moves to when it issues up to {@code want} ids at {@code now} (ms since
+   * the epoch): {@code (millis << S) | last sequence taken}, the run being the rest of {@code current}'s millisecond
+   * or the start of a later one, at most {@code want} long; or {@link #STEPPED_BACK} or {@link #AT_BOUND} when it
+   * must wait.
+   *
+   * @throws GeneIdException if the millisecond is past the ceiling, the layout's timestamp field or before the epoch
+   */
+  private long next(long current, long now, int want) {
+    long last = current >>> sequenceBits;
+    long millis;
+    long first;
+    if (now != last) {
+      clockWatch.observe(now);
+    }
+    if (now > last) {
+      millis = now;
+      first = 0;
+    } else if (last - now > maxBorrowMillis) {
+      return STEPPED_BACK;
+    } else if ((current & sequenceMask) != sequenceMask) {
+      millis = last;
+      first = (current & sequenceMask) + 1;
+    } else if (last + 1 - now <= maxBorrowMillis) {
+      millis = last + 1;
+      first = 0;
+    } else {
+      return AT_BOUND;
+    }
+    if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
+      throw cannotIssue(millis);
+    }
+    return (millis << sequenceBits) | Math.min(sequenceMask, first + want - 1);
+  }
+
+  /**
+   * Moves the gene at {@code slot} from {@code current} to {@code next}; when that leaves a millisecond, counts the
+   * (sequence + 1) ids the gene had issued in it (see {@link #stats()}).
+   */
+  private boolean commit(int slot, long current, long next) {
+    if (!states.compareAndSet(slot, current, next)) {
+      return false;
+    }
+    if (next >>> sequenceBits != current >>> sequenceBits) {
+      states.getAndAdd(slot + 1, (current & sequenceMask) + 1);
+    }
+    return true;
+  }
+
+  /** Waits as {@link #next}'s answer says; returns the wait start. */
+  private long await(long reason, long waitStart, long current, long now) {
+    return reason == STEPPED_BACK ? awaitClockStepBack(waitStart, current >>> sequenceBits, now)
+        : awaitTick(waitStart, now);
   }
 
   /** The clock is far behind what this gene issued: apply the policy. Returns the wait start. */

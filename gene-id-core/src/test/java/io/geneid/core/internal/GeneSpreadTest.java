@@ -124,27 +124,89 @@ class GeneSpreadTest {
     }
   }
 
+  /**
+   * Four threads at full speed: their cycles are 64, 32 or 16 calls (four hot threads take lanes), so every aligned
+   * block of 16 calls of a thread lies in one cycle and carries every residue modulo 16 once: each thread still
+   * balances exactly over up to 16 shards; over all threads every gene is used alike.
+   */
   @Test
   void threadsWalkTheirOwnCycles() throws Exception {
     GeneSpread spread = new GeneSpread(6);
-    ExecutorService pool = Executors.newFixedThreadPool(4);
+    int[][] all = concurrently(spread, 4, 64 * 50);
+    int[] counts = new int[64];
+    for (int[] genes : all) {
+      for (int b = 0; b < genes.length / 16; b++) {
+        int s = b * 16;
+        assertThat(IntStream.range(s, s + 16).map(i -> genes[i] % 16).distinct().count()).isEqualTo(16);
+      }
+      for (int gene : genes) {
+        counts[gene]++;
+      }
+    }
+    // 12,800 calls, 200 per gene in expectation: no gene far off (a lane never used would leave 16 genes at 0)
+    assertThat(IntStream.of(counts).min().getAsInt()).isGreaterThan(100);
+  }
+
+  @Test
+  void hotThreadsTakeLanes() {
+    GeneSpread spread = new GeneSpread(6);
+    long t = 1_000_000_000L;
+    assertThat(spread.laneFor(0, t)).as("alone").isZero();
+    assertThat(spread.laneFor(3, t + 10)).as("second of two: lane 1 of 2").isEqualTo(1 | 1 << 16);
+    assertThat(spread.laneFor(0, t + 20)).as("first of two: lane 0 of 2").isEqualTo(1 << 16);
+    assertThat(spread.laneFor(5, t + 30)).as("third of three: lane 0 of 2").isEqualTo(1 << 16);
+    assertThat(spread.laneFor(6, t + 40)).as("fourth of four: lane 3 of 4").isEqualTo(3 | 2 << 16);
+    assertThat(spread.laneFor(7, t + 50)).as("fifth of five: lane 0 of 4").isEqualTo(2 << 16);
+    assertThat(spread.laneFor(0, t + 2_000_000)).as("the others went quiet 2 ms ago").isZero();
+
+    assertThat(new GeneSpread(1).laneFor(0, t)).isZero();
+    GeneSpread two = new GeneSpread(2); // at most 2 lanes of 2 genes each
+    two.laneFor(0, t);
+    two.laneFor(1, t);
+    two.laneFor(2, t);
+    assertThat(two.laneFor(3, t)).isEqualTo(1 | 1 << 16);
+  }
+
+  /**
+   * A thread that starts its cycles while another thread is hot keeps to its lane: cycles of 32 calls, each carrying
+   * every gene of the lower half once (every residue modulo 32 once: exact over up to 32 shards).
+   */
+  @Test
+  void aThreadBesideAHotOneWalksItsLane() {
+    GeneSpread spread = new GeneSpread(6);
+    spread.laneFor(5, System.nanoTime() + 60_000_000_000L); // another thread, hot for the next minute, in slot 5
+    int[] genes = new int[32 * 20];
+    for (int i = 0; i < genes.length; i++) {
+      genes[i] = (int) spread.nextGene(); // this thread's walk is the spread's first: slot 0, rank 0, lane 0
+    }
+    for (int c = 0; c < 20; c++) {
+      int s = c * 32;
+      assertThat(IntStream.range(s, s + 32).map(i -> genes[i]).sorted().toArray())
+          .isEqualTo(IntStream.range(0, 32).toArray());
+    }
+  }
+
+  /** {@code threads} threads, started together, each taking {@code calls} genes. */
+  private static int[][] concurrently(GeneSpread spread, int threads, int calls) throws Exception {
+    ExecutorService pool = Executors.newFixedThreadPool(threads);
+    java.util.concurrent.CyclicBarrier start = new java.util.concurrent.CyclicBarrier(threads);
     try {
-      List<Future<int[]>> cycles = new ArrayList<>();
-      for (int t = 0; t < 4; t++) {
-        cycles.add(pool.submit(() -> {
-          int[] all = new int[64 * 50];
-          for (int i = 0; i < all.length; i++) {
-            all[i] = (int) spread.nextGene();
+      List<Future<int[]>> runs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        runs.add(pool.submit(() -> {
+          int[] genes = new int[calls];
+          start.await();
+          for (int i = 0; i < calls; i++) {
+            genes[i] = (int) spread.nextGene();
           }
-          return all;
+          return genes;
         }));
       }
-      for (Future<int[]> f : cycles) {
-        int[] all = f.get();
-        for (int c = 0; c < 50; c++) {
-          assertThat(IntStream.range(c * 64, c * 64 + 64).map(i -> all[i]).distinct().count()).isEqualTo(64);
-        }
+      int[][] result = new int[threads][];
+      for (int t = 0; t < threads; t++) {
+        result[t] = runs.get(t).get();
       }
+      return result;
     } finally {
       pool.shutdownNow();
     }

@@ -183,7 +183,7 @@ public abstract class AbstractSegmentStoreContractTest {
   void aRestartedGeneratorContinuesAboveEveryValueHandedOutBefore() {
     long highestBefore = 0;
     try (GeneSegmentGenerator first = GeneSegmentGenerator.builder(newStore(), TAG).minStep(100).maxStep(1000)
-        .clock(clock).build()) {
+        .clock(clock).maxPrefetchDepth(1).build()) {
       for (int i = 0; i < 2_500; i++) {
         highestBefore = Math.max(highestBefore, first.valueOf(first.nextId()));
       }
@@ -211,7 +211,7 @@ public abstract class AbstractSegmentStoreContractTest {
       return store.nextSegment(tag, step);
     };
     GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(recording, TAG).clock(clock).minStep(10)
-        .maxStep(640).segmentDuration(Duration.ofSeconds(1)).build());
+        .maxStep(640).segmentDuration(Duration.ofSeconds(1)).maxPrefetchDepth(1).build());
     for (int i = 0; i < 5_000; i++) { // the clock stands still: as fast as can be
       g.nextId();
     }
@@ -249,7 +249,8 @@ public abstract class AbstractSegmentStoreContractTest {
   // ---------------------------------------------------------------- helpers
 
   private GeneSegmentGenerator generator(SegmentStore store, long minStep, long maxStep, GeneClock clock) {
-    return track(GeneSegmentGenerator.builder(store, TAG).minStep(minStep).maxStep(maxStep).clock(clock).build());
+    return track(GeneSegmentGenerator.builder(store, TAG).minStep(minStep).maxStep(maxStep).clock(clock)
+        .maxPrefetchDepth(1).build());
   }
 
   private static long lastOf(List<Long> steps) {

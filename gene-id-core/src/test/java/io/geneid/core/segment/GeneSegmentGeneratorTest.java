@@ -6,6 +6,7 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import java.time.Duration;
@@ -37,7 +38,8 @@ class GeneSegmentGeneratorTest {
   }
 
   private GeneSegmentGenerator.Builder builder() {
-    return GeneSegmentGenerator.builder(store, "order").clock(clock);
+    // one segment ahead, so the store's calls can be counted exactly (deeper prefetching: its own tests)
+    return GeneSegmentGenerator.builder(store, "order").clock(clock).maxPrefetchDepth(1);
   }
 
   private GeneSegmentGenerator fixedStep(long step) {
@@ -320,7 +322,7 @@ class GeneSegmentGeneratorTest {
     long maxValue = (1L << 47) - 1; // 63 - 16 bits
     SegmentTestStore nearTheEnd = new SegmentTestStore(maxValue - 15);
     GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(nearTheEnd, "order").geneBits(16).clock(clock)
-        .minStep(10).maxStep(10).build());
+        .minStep(10).maxStep(10).maxPrefetchDepth(1).build());
     long last = 0;
     for (int i = 0; i < 15; i++) {
       last = g.nextId(65_535);
@@ -332,6 +334,95 @@ class GeneSegmentGeneratorTest {
         .hasMessage("values of tag 'order' ran out: with geneBits 16 a value must be at most 140737488355327 "
             + "(63 - 16 bits) but the segment store SegmentTestStore handed out [140737488355333, "
             + "140737488355342]");
+  }
+
+  // ---------------------------------------------------------------- prefetch depth
+
+  @Test
+  void segmentsUsedUpFasterThanAFetchTakesAreFetchedSeveralAhead() {
+    SegmentStore slow = (tag, step) -> { // a fetch takes 1 ms; a segment of 10 lasts far less
+      try {
+        Thread.sleep(1);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+      }
+      return store.nextSegment(tag, step);
+    };
+    GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(slow, "order").clock(clock).minStep(10).maxStep(10)
+        .build());
+    long previous = 0;
+    for (int i = 0; i < 2_000; i++) {
+      long value = g.valueOf(g.nextId());
+      assertThat(value).isGreaterThan(previous);
+      previous = value;
+    }
+    // double buffering keeps at most the current segment and one more (20 values); a deeper prefetch keeps more
+    Await.until(() -> g.status().remaining() > 100, TIMEOUT, "several segments fetched ahead");
+    assertThat(store.steps()).allMatch(step -> step == 10);
+  }
+
+  // ---------------------------------------------------------------- thread blocks
+
+  @Test
+  void threadBlocksNeverRepeatAValueAndKeepEachThreadAscending() throws Exception {
+    GeneSegmentGenerator g = track(builder().minStep(1_000).maxStep(1_000).threadBlock(64).build());
+    int threads = 4;
+    int perThread = 20_000;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      List<java.util.concurrent.Future<long[]>> runs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        runs.add(pool.submit(() -> {
+          long[] ids = new long[perThread];
+          for (int i = 0; i < perThread; i++) {
+            ids[i] = g.nextId();
+          }
+          return ids;
+        }));
+      }
+      Set<Long> all = new HashSet<>();
+      for (java.util.concurrent.Future<long[]> run : runs) {
+        long[] ids = run.get();
+        assertThat(ids).isSorted();
+        for (long id : ids) {
+          assertThat(all.add(id)).as("id %d issued twice", id).isTrue();
+          assertThat(g.getGene(id)).isEqualTo(g.valueOf(id) & 63); // a root row's gene: its value's low bits
+        }
+      }
+      assertThat(all).hasSize(threads * perThread);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
+  @Test
+  void aThreadTakesItsBlockOnceAndHandsItOutItself() {
+    GeneSegmentGenerator g = track(builder().minStep(1_000).maxStep(1_000).threadBlock(100).build());
+    long first = g.valueOf(g.nextId());
+    for (int i = 1; i < 100; i++) {
+      assertThat(g.valueOf(g.nextId())).isEqualTo(first + i);
+    }
+    // another thread's block starts after this one's
+    long[] other = new long[1];
+    Thread t = new Thread(() -> other[0] = g.valueOf(g.nextId()));
+    t.start();
+    assertThatCode(t::join).doesNotThrowAnyException();
+    assertThat(other[0]).isEqualTo(first + 100);
+    g.close();
+    assertThatThrownBy(g::nextId).isInstanceOf(GeneIdException.class).hasMessageContaining("is closed");
+  }
+
+  @Test
+  void aThreadBlockOutOfRangeIsAClearError() {
+    assertThatThrownBy(() -> builder().threadBlock(1).build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("threadBlock must be 0 (one shared order) or in [2, 100000] but was 1");
+    assertThatThrownBy(() -> builder().threadBlock(100_001).build()).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("threadBlock must be 0 (one shared order) or in [2, 100000] but was 100001");
+    assertThatThrownBy(() -> SegmentSettings.read(io.geneid.core.settings.SettingsReader.of(
+        java.util.Map.of("thread-block", "1")))).isInstanceOf(IllegalArgumentException.class)
+        .hasMessage("thread-block must be 0 (one shared order) or in [2, 100000] but was 1");
+    assertThat(SegmentSettings.read(io.geneid.core.settings.SettingsReader.of(java.util.Map.of("thread-block", "64")))
+        .threadBlock()).isEqualTo(64);
   }
 
   // ---------------------------------------------------------------- adaptive step

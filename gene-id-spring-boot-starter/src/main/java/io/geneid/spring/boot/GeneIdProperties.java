@@ -216,13 +216,15 @@ public record GeneIdProperties(
    * @param prefetchRatio Fraction of a segment used before the next one is fetched in the background, in [0.0, 0.9].
    * @param fetchTimeout How long a caller with no values left waits for the store, in [1ms, 10m].
    * @param prefetchRetry Pause between background fetch attempts while the store fails, in [0, 10m].
+   * @param threadBlock 0: one shared order (ids of all threads increase as issued). In [2, 100000]: each thread takes
+   *     that many values at once, so threads do not contend; ids of different threads then interleave.
    * @param perTag Settings of single tags (min-step, max-step, segment-duration) that differ from the ones above.
    */
   public record Segment(@Nullable SegmentStoreType store, @DefaultValue List<String> tags,
       @DefaultValue("1000") long minStep, @DefaultValue("1000000") long maxStep,
       @DefaultValue("10m") Duration segmentDuration, @DefaultValue("0.1") double prefetchRatio,
       @DefaultValue("10s") Duration fetchTimeout, @DefaultValue("1s") Duration prefetchRetry,
-      @DefaultValue Map<String, TagSettings> perTag) {}
+      @DefaultValue("0") int threadBlock, @DefaultValue Map<String, TagSettings> perTag) {}
 
   /**
    * {@code gene-id.zookeeper.*}: the ZooKeeper of worker-id leases (gene-id-zookeeper), for

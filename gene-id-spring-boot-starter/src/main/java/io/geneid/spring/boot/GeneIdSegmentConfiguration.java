@@ -141,6 +141,7 @@ class GeneIdSegmentConfiguration {
     put(values, names, SegmentSettings.PREFETCH_RATIO, segment.prefetchRatio(), null, tag);
     put(values, names, SegmentSettings.FETCH_TIMEOUT, segment.fetchTimeout(), null, tag);
     put(values, names, SegmentSettings.PREFETCH_RETRY, segment.prefetchRetry(), null, tag);
+    put(values, names, SegmentSettings.THREAD_BLOCK, segment.threadBlock(), null, tag);
     Map<String, String> tagName = Map.of("bizTag", SEGMENT + ".tags");
     SegmentSettings settings = renamed(tagName, () -> SegmentSettings.read(SettingsReader.of(values)
         .named(key -> names.getOrDefault(key, key))));

@@ -38,6 +38,7 @@ class ConfigurationMetadataTest {
         "gene-id.segment.store", "gene-id.segment.tags", "gene-id.segment.min-step", "gene-id.segment.max-step",
         "gene-id.segment.segment-duration", "gene-id.segment.prefetch-ratio", "gene-id.segment.fetch-timeout",
         "gene-id.segment.prefetch-retry",
+        "gene-id.segment.thread-block",
         "gene-id.segment.per-tag", "gene-id.sharding-check", "gene-id.redis.segment-allow-without-persistence", "gene-id.json.ids-as-strings",
         "gene-id.zookeeper.connect", "gene-id.zookeeper.base-path", "gene-id.zookeeper.session-timeout",
         "gene-id.zookeeper.connection-timeout", "gene-id.zookeeper.username", "gene-id.zookeeper.password",

@@ -85,9 +85,10 @@ class GeneIdAutoConfigurationTest {
     assertThat(p.clockBackwardsMaxWait()).isEqualTo(ClockBackwardsPolicy.DEFAULT.maxWait());
     SegmentSettings s = SegmentSettings.defaults();
     assertThat(List.of(p.segment().minStep(), p.segment().maxStep(), p.segment().segmentDuration(),
-        p.segment().prefetchRatio(), p.segment().fetchTimeout(), p.segment().prefetchRetry()))
+        p.segment().prefetchRatio(), p.segment().fetchTimeout(), p.segment().prefetchRetry(),
+        p.segment().threadBlock()))
         .isEqualTo(List.of(s.minStep(), s.maxStep(), s.segmentDuration(), s.prefetchRatio(), s.fetchTimeout(),
-            s.prefetchRetry()));
+            s.prefetchRetry(), s.threadBlock()));
   }
 
   @Test

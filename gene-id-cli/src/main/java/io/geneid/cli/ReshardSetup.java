@@ -1,0 +1,274 @@
+package io.geneid.cli;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.geneid.core.GeneIdException;
+import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.internal.StoreUrls;
+import io.geneid.jdbc.JdbcBucketMapStore;
+import io.geneid.jdbc.JdbcBucketMover;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import javax.sql.DataSource;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * What {@code reshard move}, {@code cleanup} and {@code status} share: the family and data sources of the
+ * application's ShardingSphere YAML, connection pools to them (opened on first use, closed with this), and the map
+ * store ({@code --map-store-url}, or the {@code map-store-url} property of the {@code GENE_BUCKET} algorithm).
+ *
+ * <p>The map store's user and password are those of the URL, or the algorithm's {@code map-store-username} and
+ * {@code map-store-password} when the URL is the algorithm's. Values of the data sources and of the map store may
+ * be ShardingSphere's placeholders
+ * {@code $${NAME::default}}: {@code NAME} from the environment, else from a system property, else the default.
+ */
+final class ReshardSetup implements AutoCloseable {
+
+  /** The {@code GENE_BUCKET} properties naming the application's map store. */
+  static final String MAP_STORE = "map-store";
+  static final String MAP_STORE_URL = "map-store-url";
+  static final String MAP_NAME = "map-name";
+  static final String MAP_STORE_TABLE = "map-store-table";
+  static final String MAP_STORE_USERNAME = "map-store-username";
+  static final String MAP_STORE_PASSWORD = "map-store-password";
+
+  private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\$\\{([^:}]+)(?:::([^}]*))?}");
+
+  final ShardingConfig.Family family;
+  private final Map<Integer, HikariDataSource> pools = new LinkedHashMap<>();
+  private @Nullable String mapName;
+  private @Nullable JdbcBucketMapStore store;
+  private @Nullable String storeUrl;
+  private String storeTable = JdbcBucketMapStore.DEFAULT_TABLE;
+  private @Nullable HikariDataSource storePool;
+
+  private ReshardSetup(ShardingConfig.Family family) {
+    this.family = family;
+  }
+
+  /** The family and data sources of the YAML, without a map store (for counting rows). */
+  static ReshardSetup databases(Path config, String algorithm) {
+    return new ReshardSetup(ShardingConfig.family(config, algorithm));
+  }
+
+  /**
+   * Reads the YAML and connects to the map store.
+   *
+   * @param mapStoreUrl {@code --map-store-url}, else the algorithm's {@code map-store-url}
+   * @param mapName {@code --map-name}, else the algorithm's {@code map-name}, else the algorithm's name
+   * @param table {@code --map-store-table}, else the algorithm's {@code map-store-table}, else the default
+   */
+  static ReshardSetup open(Path config, String algorithm, @Nullable String mapStoreUrl, @Nullable String mapName,
+      @Nullable String table) {
+    ReshardSetup setup = databases(config, algorithm);
+    ShardingConfig.Family family = setup.family;
+    Map<String, String> props = family.props();
+    String kind = props.getOrDefault(MAP_STORE, "jdbc").trim().toLowerCase(Locale.ROOT);
+    String url = mapStoreUrl != null ? mapStoreUrl : props.get(MAP_STORE_URL);
+    if (mapStoreUrl == null && !kind.equals("jdbc")) {
+      throw new BadInputException(config + ": '" + algorithm + "' keeps its map in a " + kind + " store; the"
+          + " command line moves buckets with a JDBC map store only (" + MAP_STORE + ": jdbc)");
+    }
+    if (url == null || url.isBlank()) {
+      throw new BadInputException("no map store: give --map-store-url <jdbc url>, or the property " + MAP_STORE_URL
+          + " of '" + algorithm + "' in " + config);
+    }
+    url = resolve(url.trim(), "the map store URL");
+    if (!url.startsWith("jdbc:")) {
+      throw new BadInputException("the map store URL must be a JDBC URL (jdbc:mariadb:, jdbc:postgresql:, jdbc:h2:)"
+          + " but was '" + StoreUrls.describe(url) + "'");
+    }
+    String name = mapName != null ? mapName : props.getOrDefault(MAP_NAME, algorithm);
+    String tableName = table != null ? table : props.getOrDefault(MAP_STORE_TABLE, JdbcBucketMapStore.DEFAULT_TABLE);
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(url);
+    if (mapStoreUrl == null && props.get(MAP_STORE_USERNAME) != null) {
+      hikari.setUsername(resolve(props.get(MAP_STORE_USERNAME), MAP_STORE_USERNAME + " of '" + algorithm + "'"));
+    }
+    if (mapStoreUrl == null && props.get(MAP_STORE_PASSWORD) != null) {
+      hikari.setPassword(resolve(props.get(MAP_STORE_PASSWORD), MAP_STORE_PASSWORD + " of '" + algorithm + "'"));
+    }
+    hikari.setPoolName("gene-id map store");
+    HikariDataSource pool = pool(hikari, "the map store " + StoreUrls.describe(url), url);
+    setup.storePool = pool;
+    setup.storeUrl = url;
+    setup.mapName = name;
+    setup.storeTable = tableName;
+    try {
+      setup.store = JdbcBucketMapStore.builder().dataSource(pool).table(tableName).createTable(true).build();
+      return setup;
+    } catch (IllegalArgumentException e) {
+      setup.close();
+      throw new BadInputException(e.getMessage());
+    }
+  }
+
+  /** The map store; only after {@link #open}. */
+  JdbcBucketMapStore store() {
+    return Objects.requireNonNull(store, "no map store was opened");
+  }
+
+  /** The map's name in the store; only after {@link #open}. */
+  String mapName() {
+    return Objects.requireNonNull(mapName, "no map store was opened");
+  }
+
+  /** The map store, shown without its secrets. */
+  String storeDescription() {
+    return StoreUrls.describe(storeUrl) + ", table " + storeTable + ", map '" + mapName() + "'";
+  }
+
+  /** The pool of target {@code index}'s data source, opened on first use. */
+  DataSource target(int index) {
+    HikariDataSource pool = pools.get(index);
+    if (pool == null) {
+      String name = family.dataSourceOf(index);
+      Map<?, ?> settings = family.dataSources().get(name);
+      String url = setting(settings, name, true, "jdbcUrl", "url", "jdbc-url");
+      HikariConfig hikari = new HikariConfig();
+      hikari.setJdbcUrl(url);
+      String user = setting(settings, name, false, "username", "user");
+      if (user != null) {
+        hikari.setUsername(user);
+      }
+      String password = setting(settings, name, false, "password");
+      if (password != null) {
+        hikari.setPassword(password);
+      }
+      String driver = setting(settings, name, false, "driverClassName", "driver-class-name");
+      if (driver != null) {
+        hikari.setDriverClassName(driver);
+      }
+      hikari.setPoolName("gene-id " + name);
+      pool = pool(hikari, "data source " + name + " (" + StoreUrls.describe(url) + ")", url);
+      pools.put(index, pool);
+    }
+    return pool;
+  }
+
+  /** The family as the mover takes it. */
+  List<JdbcBucketMover.Table> moverTables() {
+    List<JdbcBucketMover.Table> tables = new ArrayList<>();
+    for (ShardingConfig.FamilyTable t : family.tables()) {
+      try {
+        tables.add(new JdbcBucketMover.Table(t.keyColumn(), t.physicalTable()));
+      } catch (IllegalArgumentException e) {
+        throw new BadInputException("table " + t.name() + ": " + e.getMessage());
+      }
+    }
+    return tables;
+  }
+
+  /**
+   * The rows of each bucket of the family, counted where {@code current} puts it: per target and physical table,
+   * {@code SELECT MOD(key, 2^G), COUNT(*) ... GROUP BY MOD(key, 2^G)}; rows of a bucket found elsewhere are not
+   * counted.
+   */
+  long[] countRows(BucketMap current) {
+    long[] rows = new long[current.bucketCount()];
+    for (int t = 0; t < current.targetCount(); t++) {
+      List<Integer> own = current.bucketsOf(t);
+      if (own.isEmpty()) {
+        continue;
+      }
+      DataSource ds = target(t);
+      for (ShardingConfig.FamilyTable table : family.tables()) {
+        Set<String> physical = new LinkedHashSet<>();
+        own.forEach(b -> physical.add(table.physicalTable().apply(b)));
+        for (String name : physical) {
+          String mod = "MOD(" + table.keyColumn() + ", " + current.bucketCount() + ")";
+          String sql = "SELECT " + mod + ", COUNT(*) FROM " + name + " GROUP BY " + mod;
+          try (Connection c = ds.getConnection(); Statement st = c.createStatement();
+               ResultSet rs = st.executeQuery(sql)) {
+            while (rs.next()) {
+              int b = rs.getInt(1);
+              if (b >= 0 && b < rows.length && current.target(b) == t
+                  && table.physicalTable().apply(b).equals(name)) {
+                rows[b] += rs.getLong(2);
+              }
+            }
+          } catch (SQLException e) {
+            throw new GeneIdException("counting rows with " + sql + " on data source " + family.dataSourceOf(t)
+                + " failed: " + e.getMessage(), e);
+          }
+        }
+      }
+    }
+    return rows;
+  }
+
+  private static HikariDataSource pool(HikariConfig hikari, String what, String url) {
+    hikari.setMaximumPoolSize(3);
+    hikari.setConnectionTimeout(10_000);
+    try {
+      return new HikariDataSource(hikari);
+    } catch (RuntimeException e) {
+      Throwable cause = e.getCause() != null ? e.getCause() : e;
+      throw new GeneIdException("cannot connect to " + what + ": " + StoreUrls.scrub(cause.getMessage(), url));
+    }
+  }
+
+  private static @Nullable String setting(Map<?, ?> settings, String dataSource, boolean required,
+      String... keys) {
+    for (String key : keys) {
+      Object value = settings.get(key);
+      if (value != null) {
+        return resolve(String.valueOf(value), key + " of data source " + dataSource);
+      }
+    }
+    if (required) {
+      throw new BadInputException("data source " + dataSource + " has none of " + List.of(keys)
+          + ": the mover needs its JDBC URL");
+    }
+    return null;
+  }
+
+  /**
+   * Replaces ShardingSphere's placeholders {@code $${NAME::default}} by the environment variable {@code NAME},
+   * else the system property, else the default.
+   *
+   * @throws BadInputException naming the variable when it is unset and has no default
+   */
+  static String resolve(String value, String what) {
+    Matcher m = PLACEHOLDER.matcher(value);
+    StringBuilder out = new StringBuilder();
+    while (m.find()) {
+      String name = m.group(1).trim();
+      String found = System.getenv(name);
+      if (found == null) {
+        found = System.getProperty(name);
+      }
+      if (found == null) {
+        found = m.group(2);
+      }
+      if (found == null) {
+        throw new BadInputException(what + " refers to $${" + name + "}, which is neither an environment variable"
+            + " nor a system property, and has no default ($${" + name + "::default})");
+      }
+      m.appendReplacement(out, Matcher.quoteReplacement(found));
+    }
+    m.appendTail(out);
+    return out.toString();
+  }
+
+  @Override
+  public void close() {
+    pools.values().forEach(HikariDataSource::close);
+    if (storePool != null) {
+      storePool.close();
+    }
+  }
+}

@@ -1,0 +1,277 @@
+package io.geneid.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.geneid.core.bucket.BucketMap;
+import io.geneid.jdbc.JdbcBucketMapStore;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * {@code reshard plan --count-rows}, {@code move}, {@code status} and {@code cleanup} in this JVM, on H2 in-memory
+ * databases: orders keyed by {@code id} (one table per database) and items keyed by {@code order_id} (two tables per
+ * database, chosen by {@code GENE_MOD} with gene-divisor 2), gene-bits 3, grown from 2 databases to 4.
+ */
+class ReshardMoveCommandTest {
+
+  @TempDir
+  Path dir;
+
+  private final String prefix = "rmc_" + Long.toString(System.nanoTime(), 36);
+  private final List<HikariDataSource> ds = new ArrayList<>();
+  private Path yaml;
+
+  private String url(String db) {
+    return "jdbc:h2:mem:" + prefix + "_" + db + ";DB_CLOSE_DELAY=-1";
+  }
+
+  @BeforeEach
+  void setUp() throws Exception {
+    for (int i = 0; i < 4; i++) {
+      HikariConfig config = new HikariConfig();
+      config.setJdbcUrl(url("ds_" + i));
+      config.setUsername("sa"); // the user ds_0 and ds_1 of the YAML log in as
+      config.setMaximumPoolSize(2);
+      ds.add(new HikariDataSource(config));
+      sql(i, "CREATE TABLE t_order (id BIGINT PRIMARY KEY, customer VARCHAR(32) NOT NULL)");
+      sql(i, "CREATE TABLE t_item_0 (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL)");
+      sql(i, "CREATE TABLE t_item_1 (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL)");
+    }
+    // 8 buckets (gene-bits 3); bucket b holds b + 1 orders, each with 2 items; GENE_MOD of 2: bucket b on ds_(b % 2)
+    for (int b = 0; b < 8; b++) {
+      for (long n = 1; n <= b + 1; n++) {
+        long order = (n << 8) | b;
+        sql(b % 2, "INSERT INTO t_order VALUES (" + order + ", 'c" + n + "')");
+        for (long k = 0; k < 2; k++) {
+          sql(b % 2, "INSERT INTO t_item_" + (b / 2) % 2 + " VALUES (" + ((order << 4) | k) + ", " + order + ")");
+        }
+      }
+    }
+    System.setProperty(prefix + "_PW", "");
+    yaml = Files.writeString(dir.resolve("app.yaml"), """
+        dataSources:
+          ds_0: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: "%s", username: sa, password: "$${%s_PW}"}
+          ds_1: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: "%s", username: sa, password: "$${UNSET_%s::}"}
+          ds_2: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, url: "%s", user: sa}
+          ds_3: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: "%s", username: sa}
+        rules:
+        - !SHARDING
+          tables:
+            t_order:
+              actualDataNodes: ds_${0..3}.t_order
+              databaseStrategy:
+                standard:
+                  shardingColumn: id
+                  shardingAlgorithmName: gene_db
+            t_item:
+              actualDataNodes: ds_${0..3}.t_item_${0..1}
+              databaseStrategy:
+                standard:
+                  shardingColumn: order_id
+                  shardingAlgorithmName: gene_db
+              tableStrategy:
+                standard:
+                  shardingColumn: order_id
+                  shardingAlgorithmName: gene_table
+            t_other:
+              actualDataNodes: ds_0.t_other
+          shardingAlgorithms:
+            gene_db:
+              type: GENE_BUCKET
+              props:
+                sharding-count: 2
+                gene-bits: 3
+            gene_table:
+              type: GENE_MOD
+              props:
+                sharding-count: 2
+                gene-divisor: 2
+                gene-bits: 3
+        """.formatted(url("ds_0"), prefix, url("ds_1"), prefix, url("ds_2"), url("ds_3")));
+  }
+
+  @AfterEach
+  void tearDown() {
+    System.clearProperty(prefix + "_PW");
+    ds.forEach(HikariDataSource::close);
+  }
+
+  private String[] args(String command, String... more) {
+    List<String> all = new ArrayList<>(List.of("reshard", command, "--config", yaml.toString(), "--algorithm",
+        "gene_db", "--map-store-url", url("store"), "--map-name", "orders"));
+    all.addAll(List.of(more));
+    return all.toArray(String[]::new);
+  }
+
+  @Test
+  void plansWithRowCountsMovesShowsStatusAndCleansUp() throws Exception {
+    CliRun plan = CliRun.of("reshard", "plan", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4",
+        "--count-rows");
+    assertThat(plan).isEqualTo(new CliRun(0, """
+        current map                version 0, 2 targets: 0=0-6/2; 1=1-7/2
+        new map                    version 1, 4 targets: 0=0,4; 1=1,5; 2=2,6; 3=3,7
+        moves                      4 of 8 buckets (50.0% of the data with evenly filled buckets)
+        rows                       108 in 2 tables [t_order, t_item]
+            buckets 0-7                    3        6        9       12       15       18       21       24
+            0 -> 2                 2 buckets: 2,6, 30 rows
+            1 -> 3                 2 buckets: 3,7, 36 rows
+        rows moving                66 of 108 (61.1%)
+        yaml                       type: GENE_BUCKET, props: {gene-bits: 3, bucket-map: "0=0,4; 1=1,5; 2=2,6; 3=3,7"}
+        """, ""));
+
+    CliRun status = CliRun.of(args("status"));
+    assertThat(status.status()).as(status.err()).isZero();
+    assertThat(status.out()).contains("map                        none stored yet; the YAML's is version 0, 2 targets")
+        .contains("last move                  none recorded");
+
+    CliRun move = CliRun.of(args("move", "--to", "4", "--settle", "0ms", "--batch-size", "2"));
+    assertThat(move.status()).as(move.err()).isZero();
+    assertThat(move.out())
+        .contains("family                     t_order (key id, table t_order), t_item (key order_id, table GENE_MOD"
+            + " 'gene_table')\n")
+        .contains("stored                     the map of 'gene_db' in app.yaml as version 1 (the store had none)\n")
+        .contains("moves                      4 of 8 buckets\n")
+        .contains("warning                    no application routes with map 'orders'")
+        .contains("moved bucket 2 (0 -> 2)    buckets 1/4, 9 rows, ")
+        .contains("moved bucket 7 (1 -> 3)    buckets 4/4, 66 rows, ")
+        .contains("done                       4 buckets moved, 66 rows copied")
+        .contains("yaml                       type: GENE_BUCKET, props: {gene-bits: 3, bucket-map: \"0=0,4; 1=1,5;"
+            + " 2=2,6; 3=3,7\"}");
+    for (int b = 0; b < 8; b++) {
+      int on = b % 4;
+      assertThat(count(on, "t_order", "id", b)).as("orders of bucket %d on ds_%d", b, on).isEqualTo(b + 1);
+      assertThat(count(on, "t_item_" + (b / 2) % 2, "order_id", b)).isEqualTo(2L * (b + 1));
+    }
+    assertThat(count(0, "t_order", "id", 2)).as("still on the old database until cleanup").isEqualTo(3);
+
+    status = CliRun.of(args("status"));
+    assertThat(status.out())
+        .contains("map                        version 9, 4 targets: 0=0,4; 1=1,5; 2=2,6; 3=3,7\n")
+        .contains("    NORMAL                 4\n")
+        .contains("    FROZEN                 0\n")
+        .contains("    MOVED                  4: 2-3,6-7\n")
+        .contains("routers                    none has reported\n")
+        .containsPattern("last move                  finished: buckets 4/4, 66 rows, \\d+ rows/s, time left 0s\n")
+        .contains("map version 9)");
+
+    CliRun again = CliRun.of(args("move", "--to", "4"));
+    assertThat(again.out()).contains("done                       nothing to move: the stored map is the new map");
+
+    CliRun cleanup = CliRun.of(args("cleanup"));
+    assertThat(cleanup.status()).as(cleanup.err()).isZero();
+    assertThat(cleanup.out()).contains("cleanup                    66 rows of 4 moved buckets deleted from their old"
+        + " databases [0, 1, 2, 3]; map version 10");
+    for (int b = 0; b < 8; b++) {
+      for (int i = 0; i < 4; i++) {
+        assertThat(count(i, "t_order", "id", b)).as("bucket %d on ds_%d", b, i).isEqualTo(i == b % 4 ? b + 1 : 0);
+      }
+    }
+    assertThat(CliRun.of(args("status")).out()).contains("    MOVED                  0\n");
+  }
+
+  @Test
+  void takesTheMapStoreFromTheAlgorithmsProperties() throws Exception {
+    Files.writeString(yaml, Files.readString(yaml).replace("""
+                sharding-count: 2
+                gene-bits: 3
+        """, """
+                sharding-count: 2
+                gene-bits: 3
+                map-store: jdbc
+                map-store-url: "%s"
+                map-store-username: sa
+                map-store-password: "$${%s_PW}"
+                map-store-table: shop_map
+                map-name: shop
+        """.formatted(url("props_store"), prefix)));
+    CliRun move = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4",
+        "--settle", "0ms");
+    assertThat(move.status()).as(move.err()).isZero();
+    assertThat(move.out()).startsWith("map store                  h2:mem:" + prefix + "_props_store, table shop_map,"
+        + " map 'shop'\n");
+    try (HikariDataSource store = new HikariDataSource(hikari(url("props_store")));
+         Connection c = store.getConnection(); Statement s = c.createStatement();
+         ResultSet rs = s.executeQuery("SELECT name, version FROM shop_map ORDER BY name")) {
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1) + " " + rs.getLong(2)).isEqualTo("shop 9");
+      assertThat(rs.next()).isTrue();
+      assertThat(rs.getString(1)).as("the map the run moves to").isEqualTo("shop.next");
+    }
+    Files.writeString(yaml, Files.readString(yaml).replace("map-store: jdbc", "map-store: redis"));
+    assertThat(CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_db").err())
+        .isEqualTo("gene-id reshard status: " + yaml + ": 'gene_db' keeps its map in a redis store; the command"
+            + " line moves buckets with a JDBC map store only (map-store: jdbc)\n");
+  }
+
+  private static HikariConfig hikari(String url) {
+    HikariConfig config = new HikariConfig();
+    config.setJdbcUrl(url);
+    config.setUsername("sa");
+    return config;
+  }
+
+  @Test
+  void explainsWhatTheYamlLacks() throws Exception {
+    assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4"))
+        .isEqualTo(new CliRun(2, "", "gene-id reshard move: no map store: give --map-store-url <jdbc url>, or the"
+            + " property map-store-url of 'gene_db' in " + yaml + "\n"));
+    assertThat(CliRun.of(args("move", "--to", "4", "--bucket-map", "0=0-7")).err())
+        .isEqualTo("gene-id reshard move: give the new map by exactly one of --to <M> and --bucket-map <map>, but both"
+            + " were given\n");
+    assertThat(CliRun.of(args("move", "--to", "8")).err())
+        .isEqualTo("gene-id reshard move: no data source ends with _4 among [ds_0, ds_1, ds_2, ds_3]: add the new"
+            + " databases to dataSources of the YAML before moving buckets to them\n");
+    HikariConfig storeConfig = new HikariConfig();
+    storeConfig.setJdbcUrl(url("store")); // as --map-store-url: H2's default user
+    try (HikariDataSource storePool = new HikariDataSource(storeConfig)) {
+      assertThat(JdbcBucketMapStore.builder().dataSource(storePool).createTable(true).build()
+          .compareAndSet("g4", -1, BucketMap.ofMod(4, 2, 1).withVersion(1))).isTrue();
+    }
+    assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--map-store-url",
+        url("store"), "--map-name", "g4", "--to", "4").err())
+        .isEqualTo("gene-id reshard move: map 'g4' in the store has gene-bits 4 but 'gene_db' in " + yaml + " has 3:"
+            + " is --map-name the application's map?\n");
+    assertThat(CliRun.of(args("move", "--to", "4", "--batch-size", "0")).err())
+        .isEqualTo("gene-id reshard move: --batch-size must be in [1, 100000] but was 0\n");
+    assertThat(CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_table",
+        "--map-store-url", url("store")).err())
+        .isEqualTo("gene-id reshard status: " + yaml + ": no table's databaseStrategy uses sharding algorithm"
+            + " 'gene_table', so there is nothing to move\n");
+    Files.writeString(yaml, Files.readString(yaml).replace("password: \"$${" + prefix + "_PW}\"",
+        "password: \"$${NOT_SET_" + prefix + "}\""));
+    assertThat(CliRun.of(args("move", "--to", "4")).err())
+        .isEqualTo("gene-id reshard move: password of data source ds_0 refers to $${NOT_SET_" + prefix + "}, which is"
+            + " neither an environment variable nor a system property, and has no default ($${NOT_SET_" + prefix
+            + "::default})\n");
+  }
+
+  private void sql(int i, String sql) throws Exception {
+    try (Connection c = ds.get(i).getConnection(); Statement s = c.createStatement()) {
+      s.execute(sql);
+    }
+  }
+
+  private long count(int i, String table, String column, int bucket) throws Exception {
+    try (Connection c = ds.get(i).getConnection();
+         PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE MOD(" + column
+             + ", 8) = ?")) {
+      ps.setInt(1, bucket);
+      try (ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    }
+  }
+}
