@@ -79,7 +79,8 @@ class RedisBucketMapStoreContractTest extends AbstractBucketMapStoreContractTest
     store.saveProgress("orders", new io.geneid.core.bucket.BucketMapStore.MoveProgress(2, 1, 32, 77, 5, 6));
     assertThat(redis.keys()).containsExactlyInAnyOrder(redis.prefix + ":bucket-map:{orders}",
         redis.prefix + ":bucket-map:{orders}:routers", redis.prefix + ":bucket-map:{orders}:progress");
-    assertThat(redis.redis().hgetall(redis.prefix + ":bucket-map:{orders}:progress")).containsExactlyInAnyOrderEntriesOf(
+    assertThat(redis.redis().hgetall(redis.prefix + ":bucket-map:{orders}:progress"))
+        .containsExactlyInAnyOrderEntriesOf(
         Map.of("target_version", "2", "buckets_done", "1", "buckets_total", "32", "rows_copied", "77",
             "started_at", "5", "updated_at", "6"));
     assertThat(redis.redis().hgetall(redis.prefix + ":bucket-map:{orders}")).containsExactlyInAnyOrderEntriesOf(

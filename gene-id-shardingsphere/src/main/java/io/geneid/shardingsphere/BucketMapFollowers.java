@@ -63,7 +63,8 @@ final class BucketMapFollowers {
    * @throws IllegalArgumentException naming the artifact to add when the store's module is not on the class path
    */
   static void requireModule(String type) {
-    String className = type.equals("jdbc") ? "io.geneid.jdbc.JdbcBucketMapStore" : "io.geneid.redis.RedisBucketMapStore";
+    String className = type.equals("jdbc") ? "io.geneid.jdbc.JdbcBucketMapStore"
+        : "io.geneid.redis.RedisBucketMapStore";
     try {
       Class.forName(className, false, BucketMapFollowers.class.getClassLoader());
     } catch (ClassNotFoundException | LinkageError e) {

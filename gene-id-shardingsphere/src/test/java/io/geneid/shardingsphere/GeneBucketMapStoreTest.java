@@ -34,7 +34,7 @@ import org.junit.jupiter.api.Test;
  */
 class GeneBucketMapStoreTest {
 
-  /** The shared YAML of these tests ({@link Rules}, GENE_BUCKET at both levels, the freeze auditor) with store props. */
+  /** The YAML of these tests ({@link Rules}, GENE_BUCKET at both levels, the freeze auditor) with store props. */
   static String yaml(String storeProps) {
     String db = "sharding-count: 2\n        " + storeProps.strip().replace("\n", "\n        ");
     return Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1", db, "sharding-count: 2\n        gene-divisor: 2")
