@@ -4,9 +4,11 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.bucket.BucketMapStore;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.jdbc.JdbcBucketMapStore;
 import io.geneid.jdbc.JdbcBucketMover;
+import io.geneid.redis.RedisBucketMapStore;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -16,7 +18,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
@@ -28,7 +29,10 @@ import org.jspecify.annotations.Nullable;
 /**
  * What {@code reshard move}, {@code cleanup} and {@code status} share: the family and data sources of the
  * application's ShardingSphere YAML, connection pools to them (opened on first use, closed with this), and the map
- * store ({@code --map-store-url}, or the {@code map-store-url} property of the {@code GENE_BUCKET} algorithm).
+ * store ({@code --map-store-url}, or the {@code map-store-url} property of the {@code GENE_BUCKET} algorithm): a
+ * JDBC URL (a {@code JdbcBucketMapStore}) or a {@code redis://}, {@code rediss://}, {@code redis-sentinel://} or
+ * {@code redis-cluster://} URI (a {@code RedisBucketMapStore}, keys under the algorithm's
+ * {@code map-store-key-prefix} if it has one).
  *
  * <p>The map store's user and password are those of the URL, or the algorithm's {@code map-store-username} and
  * {@code map-store-password} when the URL is the algorithm's. Values of the data sources and of the map store may
@@ -38,21 +42,23 @@ import org.jspecify.annotations.Nullable;
 final class ReshardSetup implements AutoCloseable {
 
   /** The {@code GENE_BUCKET} properties naming the application's map store. */
-  static final String MAP_STORE = "map-store";
   static final String MAP_STORE_URL = "map-store-url";
   static final String MAP_NAME = "map-name";
   static final String MAP_STORE_TABLE = "map-store-table";
   static final String MAP_STORE_USERNAME = "map-store-username";
   static final String MAP_STORE_PASSWORD = "map-store-password";
+  static final String MAP_STORE_KEY_PREFIX = "map-store-key-prefix";
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\$\\{([^:}]+)(?:::([^}]*))?}");
 
   final ShardingConfig.Family family;
   private final Map<Integer, HikariDataSource> pools = new LinkedHashMap<>();
   private @Nullable String mapName;
-  private @Nullable JdbcBucketMapStore store;
+  private @Nullable BucketMapStore store;
+  private @Nullable RedisBucketMapStore redisStore;
   private @Nullable String storeUrl;
-  private String storeTable = JdbcBucketMapStore.DEFAULT_TABLE;
+  /** Where in the store the map is: its table, or its key prefix. */
+  private String storeTable = "table " + JdbcBucketMapStore.DEFAULT_TABLE;
   private @Nullable HikariDataSource storePool;
 
   private ReshardSetup(ShardingConfig.Family family) {
@@ -76,22 +82,39 @@ final class ReshardSetup implements AutoCloseable {
     ReshardSetup setup = databases(config, algorithm);
     ShardingConfig.Family family = setup.family;
     Map<String, String> props = family.props();
-    String kind = props.getOrDefault(MAP_STORE, "jdbc").trim().toLowerCase(Locale.ROOT);
     String url = mapStoreUrl != null ? mapStoreUrl : props.get(MAP_STORE_URL);
-    if (mapStoreUrl == null && !kind.equals("jdbc")) {
-      throw new BadInputException(config + ": '" + algorithm + "' keeps its map in a " + kind + " store; the"
-          + " command line moves buckets with a JDBC map store only (" + MAP_STORE + ": jdbc)");
-    }
     if (url == null || url.isBlank()) {
-      throw new BadInputException("no map store: give --map-store-url <jdbc url>, or the property " + MAP_STORE_URL
-          + " of '" + algorithm + "' in " + config);
+      throw new BadInputException("no map store: give --map-store-url <jdbc url or redis uri>, or the property "
+          + MAP_STORE_URL + " of '" + algorithm + "' in " + config);
     }
     url = resolve(url.trim(), "the map store URL");
+    String name = mapName != null ? mapName : props.getOrDefault(MAP_NAME, algorithm);
+    if (url.startsWith("redis")) {
+      setup.storeUrl = url;
+      setup.mapName = name;
+      try {
+        RedisBucketMapStore.Builder redis = RedisBucketMapStore.builder().redisUri(url);
+        String prefix = mapStoreUrl == null ? props.get(MAP_STORE_KEY_PREFIX) : null;
+        if (prefix != null) {
+          redis.keyPrefix(prefix);
+          setup.storeTable = "key prefix " + prefix;
+        } else {
+          setup.storeTable = "default key prefix";
+        }
+        setup.redisStore = redis.build();
+        setup.store = setup.redisStore;
+        return setup;
+      } catch (RuntimeException e) {
+        setup.close();
+        throw new BadInputException("the map store " + StoreUrls.describe(url) + " cannot be used: "
+            + e.getMessage());
+      }
+    }
     if (!url.startsWith("jdbc:")) {
       throw new BadInputException("the map store URL must be a JDBC URL (jdbc:mariadb:, jdbc:postgresql:, jdbc:h2:)"
-          + " but was '" + StoreUrls.describe(url) + "'");
+          + " or a Redis URI (redis://, rediss://, redis-sentinel://, redis-cluster://) but was '"
+          + StoreUrls.describe(url) + "'");
     }
-    String name = mapName != null ? mapName : props.getOrDefault(MAP_NAME, algorithm);
     String tableName = table != null ? table : props.getOrDefault(MAP_STORE_TABLE, JdbcBucketMapStore.DEFAULT_TABLE);
     HikariConfig hikari = new HikariConfig();
     hikari.setJdbcUrl(url);
@@ -106,7 +129,7 @@ final class ReshardSetup implements AutoCloseable {
     setup.storePool = pool;
     setup.storeUrl = url;
     setup.mapName = name;
-    setup.storeTable = tableName;
+    setup.storeTable = "table " + tableName;
     try {
       setup.store = JdbcBucketMapStore.builder().dataSource(pool).table(tableName).createTable(true).build();
       return setup;
@@ -117,7 +140,7 @@ final class ReshardSetup implements AutoCloseable {
   }
 
   /** The map store; only after {@link #open}. */
-  JdbcBucketMapStore store() {
+  BucketMapStore store() {
     return Objects.requireNonNull(store, "no map store was opened");
   }
 
@@ -128,7 +151,7 @@ final class ReshardSetup implements AutoCloseable {
 
   /** The map store, shown without its secrets. */
   String storeDescription() {
-    return StoreUrls.describe(storeUrl) + ", table " + storeTable + ", map '" + mapName() + "'";
+    return StoreUrls.describe(storeUrl) + ", " + storeTable + ", map '" + mapName() + "'";
   }
 
   /** The pool of target {@code index}'s data source, opened on first use. */
@@ -269,6 +292,9 @@ final class ReshardSetup implements AutoCloseable {
     pools.values().forEach(HikariDataSource::close);
     if (storePool != null) {
       storePool.close();
+    }
+    if (redisStore != null) {
+      redisStore.close();
     }
   }
 }

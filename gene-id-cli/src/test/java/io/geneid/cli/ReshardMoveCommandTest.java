@@ -209,10 +209,39 @@ class ReshardMoveCommandTest {
       assertThat(rs.next()).isTrue();
       assertThat(rs.getString(1)).as("the map the run moves to").isEqualTo("shop.next");
     }
-    Files.writeString(yaml, Files.readString(yaml).replace("map-store: jdbc", "map-store: redis"));
-    assertThat(CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_db").err())
-        .isEqualTo("gene-id reshard status: " + yaml + ": 'gene_db' keeps its map in a redis store; the command"
-            + " line moves buckets with a JDBC map store only (map-store: jdbc)\n");
+  }
+
+  /** The same with the map in Redis (the shared server on 127.0.0.1:6379, keys under a prefix of this test). */
+  @Test
+  void takesARedisMapStoreFromTheAlgorithmsProperties() throws Exception {
+    String keyPrefix = "gid-cli-test-" + prefix + ":";
+    Files.writeString(yaml, Files.readString(yaml).replace("""
+                sharding-count: 2
+                gene-bits: 3
+        """, """
+                sharding-count: 2
+                gene-bits: 3
+                map-store: redis
+                map-store-url: "redis://127.0.0.1:6379"
+                map-store-key-prefix: "%s"
+                map-name: shop
+        """.formatted(keyPrefix)));
+    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379");
+    try (var connection = client.connect()) {
+      CliRun move = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4",
+          "--settle", "0ms");
+      assertThat(move.status()).as(move.err()).isZero();
+      assertThat(move.out()).startsWith("map store                  redis://127.0.0.1:6379, key prefix " + keyPrefix
+          + ", map 'shop'\n");
+      CliRun status = CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_db");
+      assertThat(status.status()).as(status.err()).isZero();
+      assertThat(status.out()).contains("    MOVED                  4: ");
+      List<String> keys = connection.sync().keys(keyPrefix + "*");
+      assertThat(keys).isNotEmpty();
+      connection.sync().del(keys.toArray(String[]::new));
+    } finally {
+      client.shutdown();
+    }
   }
 
   private static HikariConfig hikari(String url) {
@@ -225,8 +254,8 @@ class ReshardMoveCommandTest {
   @Test
   void explainsWhatTheYamlLacks() throws Exception {
     assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4"))
-        .isEqualTo(new CliRun(2, "", "gene-id reshard move: no map store: give --map-store-url <jdbc url>, or the"
-            + " property map-store-url of 'gene_db' in " + yaml + "\n"));
+        .isEqualTo(new CliRun(2, "", "gene-id reshard move: no map store: give --map-store-url <jdbc url or redis"
+            + " uri>, or the property map-store-url of 'gene_db' in " + yaml + "\n"));
     assertThat(CliRun.of(args("move", "--to", "4", "--bucket-map", "0=0-7")).err())
         .isEqualTo("gene-id reshard move: give the new map by exactly one of --to <M> and --bucket-map <map>, but both"
             + " were given\n");
