@@ -43,17 +43,16 @@ class RedisHaFaultTest {
   private static final long CLUSTER_KILL_AFTER = 7_000;
   /** A silence this long after a failover means every JVM had stopped issuing (TTL 1 s). */
   private static final long FENCED_SILENCE_MILLIS = 1_000;
+  /** How long slot 0 stays paused: past its TTL (1 s), across the first failover. */
+  private static final Duration PAUSE = Duration.ofMillis(2_500);
+  /** How long a fault waits for ids to flow before it lands. */
+  private static final Duration FLOWING = Duration.ofSeconds(20);
 
   @TempDir Path dir;
 
   private static int rounds() {
     return FaultRun.longProfile() ? 3 : 1;
   }
-
-  /** How long slot 0 stays paused: past its TTL (1 s), across the first failover. */
-  private static final Duration PAUSE = Duration.ofMillis(2_500);
-  /** How long a fault waits for ids to flow before it lands. */
-  private static final Duration FLOWING = Duration.ofSeconds(20);
 
   /**
    * Ends {@code tail} after the last kill -9 was due: time for the JVMs' start on a loaded machine, waiting for the
