@@ -211,6 +211,104 @@ final class FaultRun {
     return collect(outputs, started[0], killed[0], lastFaultAt + recovery.toMillis(), start);
   }
 
+  /**
+   * Waits until the JVMs of a run issue ids (the id files of {@code runDir} grew by at least 100 ids in each of two
+   * 300 ms windows in a row), so a fault lands on a pool that is issuing rather than one still starting or
+   * recovering from the last fault.
+   *
+   * @throws AssertionError after {@code timeout} without that
+   */
+  static void awaitIdsFlowing(Path runDir, Duration timeout) throws IOException, InterruptedException {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    long last = idBytes(runDir);
+    int windows = 0;
+    while (windows < 2) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("no ids issued for " + timeout.toMillis() + " ms before a fault (" + runDir + ")");
+      }
+      Thread.sleep(300);
+      long now = idBytes(runDir);
+      windows = now - last >= 100 * 8 ? windows + 1 : 0;
+      last = now;
+    }
+  }
+
+  private static long idBytes(Path runDir) throws IOException {
+    long total = 0;
+    try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("ids-"))::iterator) {
+        try {
+          total += Files.size(f);
+        } catch (java.nio.file.NoSuchFileException e) {
+          // not there: nothing to count
+        }
+      }
+    }
+    return total;
+  }
+
+  /**
+   * From the id files of a run: milliseconds from {@code faultMillis} to the first id timestamp after the longest
+   * silence among the ids stamped from {@code faultMillis} to {@code untilMillis} (every JVM fenced while the store
+   * was down or failing over), or -1 if no id came after it in that window.
+   */
+  static long firstIdAgainMillis(Path runDir, long faultMillis, long untilMillis) throws IOException {
+    long[] longest = null;
+    for (long[] s : silences(runDir, faultMillis, untilMillis, 0)) {
+      if (longest == null || s[1] - s[0] > longest[1] - longest[0]) {
+        longest = s;
+      }
+    }
+    return longest == null ? -1 : longest[1] - faultMillis;
+  }
+
+  /**
+   * From the id files of a run: the silences of at least {@code minGapMillis} (no JVM issued an id) among the ids
+   * stamped from {@code fromMillis} - 100 ms to {@code untilMillis} and the last id before that (a silence that began
+   * just before the fault counts), in order, each as {@code {last id before, first id after}} (Unix ms, the ids' own
+   * timestamps).
+   */
+  static List<long[]> silences(Path runDir, long fromMillis, long untilMillis, long minGapMillis) throws IOException {
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long[] ts = new long[1 << 16];
+    int n = 0;
+    long before = Long.MIN_VALUE;
+    try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("ids-"))::iterator) {
+        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(f),
+            1 << 16))) {
+          for (;;) {
+            long t = layout.decode(in.readLong()).timestamp().toEpochMilli();
+            if (t < fromMillis - 100) {
+              before = Math.max(before, t);
+            } else if (t <= untilMillis) {
+              if (n == ts.length) {
+                ts = Arrays.copyOf(ts, n * 2);
+              }
+              ts[n++] = t;
+            }
+          }
+        } catch (EOFException e) {
+          // end of this file
+        }
+      }
+    }
+    if (before != Long.MIN_VALUE) {
+      if (n == ts.length) {
+        ts = Arrays.copyOf(ts, n + 1);
+      }
+      ts[n++] = before;
+    }
+    Arrays.sort(ts, 0, n);
+    List<long[]> out = new ArrayList<>();
+    for (int i = 1; i < n; i++) {
+      if (ts[i] - ts[i - 1] > Math.max(0, minGapMillis - 1)) {
+        out.add(new long[] {ts[i - 1], ts[i]});
+      }
+    }
+    return out;
+  }
+
   private Path clockFile(int slot) {
     return dir.resolve("clock-" + slot + ".txt");
   }

@@ -2,21 +2,13 @@ package io.geneid.fault;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.GeneIdLayout;
 import io.geneid.etcd.PrivateEtcd;
 import io.geneid.zookeeper.TestZookeeper;
-import java.io.BufferedInputStream;
-import java.io.DataInputStream;
-import java.io.EOFException;
-import java.io.IOException;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Arrays;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -53,7 +45,7 @@ class ZookeeperEtcdFaultTest {
           .at(Duration.ofMillis(11_500), "start the server again", c -> zk.server.restart())
           .at(Duration.ofSeconds(14), "kill -9 slot 1", c -> c.kill(1))
           .run();
-      long back = firstIdAgainMillis(dir.resolve("run"), stoppedAt.get());
+      long back = FaultRun.firstIdAgainMillis(dir.resolve("run"), stoppedAt.get(), Long.MAX_VALUE);
       System.out.println("zookeeper session loss + restart: " + r + " firstIdAfterServerStopMs=" + back);
       assertThat(r.duplicates()).as("duplicate ids: " + r).isZero();
       assertThat(r.idsAfterFaults()).as("ids issued after the faults: " + r).isPositive();
@@ -81,48 +73,11 @@ class ZookeeperEtcdFaultTest {
           .at(Duration.ofMillis(11_500), "start etcd again", c -> etcd.startProcess())
           .at(Duration.ofSeconds(14), "kill -9 slot 1", c -> c.kill(1))
           .run();
-      long back = firstIdAgainMillis(dir.resolve("run"), stoppedAt.get());
+      long back = FaultRun.firstIdAgainMillis(dir.resolve("run"), stoppedAt.get(), Long.MAX_VALUE);
       System.out.println("etcd pause + restart: " + r + " firstIdAfterServerStopMs=" + back);
       assertThat(r.duplicates()).as("duplicate ids: " + r).isZero();
       assertThat(r.idsAfterFaults()).as("ids issued after the faults: " + r).isPositive();
       assertThat(r.maxCloseMillis()).as("longest close(): " + r).isLessThan(5_000);
     }
-  }
-
-  /**
-   * From the id files of a run: milliseconds from {@code faultMillis} to the first id timestamp after the longest
-   * silence that began after it (every JVM fenced while the server was down), or -1 if no id came after it.
-   */
-  static long firstIdAgainMillis(Path runDir, long faultMillis) throws IOException {
-    GeneIdLayout layout = GeneIdLayout.defaults();
-    long[] ts = new long[1 << 16];
-    int n = 0;
-    try (Stream<Path> files = Files.list(runDir)) {
-      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("ids-"))::iterator) {
-        try (DataInputStream in = new DataInputStream(new BufferedInputStream(Files.newInputStream(f), 1 << 16))) {
-          for (;;) {
-            long t = layout.decode(in.readLong()).timestamp().toEpochMilli();
-            if (t >= faultMillis - 100) {
-              if (n == ts.length) {
-                ts = Arrays.copyOf(ts, n * 2);
-              }
-              ts[n++] = t;
-            }
-          }
-        } catch (EOFException e) {
-          // end of this file
-        }
-      }
-    }
-    Arrays.sort(ts, 0, n);
-    long bestGap = -1;
-    long after = -1;
-    for (int i = 1; i < n; i++) {
-      if (ts[i - 1] >= faultMillis - 100 && ts[i] - ts[i - 1] > bestGap) {
-        bestGap = ts[i] - ts[i - 1];
-        after = ts[i];
-      }
-    }
-    return after < 0 ? -1 : after - faultMillis;
   }
 }

@@ -1,6 +1,7 @@
 package io.geneid.redis;
 
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.SlotHash;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
@@ -140,6 +141,69 @@ public final class PrivateCluster implements AutoCloseable {
       }
     }, timeout, "a replica to take over the slot of " + key + " from port " + port);
     return masterPortOf(key);
+  }
+
+  /**
+   * Commands on the node at {@code port} itself (not routed), over a connection of this object's own (for tests
+   * outside this package, e.g. gene-id-fault-tests).
+   */
+  public RedisCommands<String, String> node(int port) {
+    return processes.redis(port);
+  }
+
+  /** The port of a replica of the master on {@code masterPort}, as that master's {@code CLUSTER NODES} says. */
+  public int replicaOf(int masterPort) {
+    String nodes = processes.redis(masterPort).clusterNodes();
+    String masterId = null;
+    for (String line : nodes.split("\n")) {
+      String[] f = line.split(" ");
+      if (f.length > 2 && f[2].contains("myself")) {
+        masterId = f[0];
+      }
+    }
+    for (String line : nodes.split("\n")) {
+      String[] f = line.split(" ");
+      if (f.length > 3 && f[2].contains("slave") && !f[2].contains("fail") && f[3].equals(masterId)) {
+        return Integer.parseInt(f[1].substring(f[1].indexOf(':') + 1, f[1].indexOf('@')));
+      }
+    }
+    throw new IllegalStateException("the master on port " + masterPort + " has no replica: " + nodes);
+  }
+
+  /** Waits until the master on {@code port} has one replica, synchronised ({@code state=online}). */
+  public void awaitSynchronisedReplica(int port, Duration timeout) {
+    RedisProcesses.await(() -> {
+      String info = processes.redis(port).info("replication");
+      return "1".equals(RedisConnections.infoField(info, "connected_slaves"))
+          && String.valueOf(RedisConnections.infoField(info, "slave0")).contains("state=online");
+    }, timeout, "the master on port " + port + " to have a synchronised replica");
+  }
+
+  /**
+   * {@code CLUSTER FAILOVER} on the replica on {@code replicaPort} (a manual failover: its master stops accepting
+   * writes until the replica caught up, then the replica takes over its slots and the master becomes its replica).
+   */
+  public void failoverTo(int replicaPort) {
+    processes.redis(replicaPort).clusterFailover(false);
+  }
+
+  /** {@code kill -9} of the node this object started on {@code port}; waits for it to end. */
+  public void kill9(int port) {
+    processes.kill9(port);
+  }
+
+  /**
+   * Starts the node killed on {@code port} again, with its {@code nodes.conf} and no data: it rejoins the cluster as
+   * a replica of the node that took its slots. Waits until every running node says the cluster is ok.
+   */
+  public void restart(int port, Duration timeout) {
+    processes.restart(port, List.of());
+    for (int p : ports) {
+      if (processes.isRunning(p)) {
+        RedisProcesses.await(() -> "ok".equals(RedisConnections.infoField(processes.redis(p).clusterInfo(),
+            "cluster_state")), timeout, "node " + p + " to see the cluster ok");
+      }
+    }
   }
 
   /** The nodes, started and stopped by pid. */

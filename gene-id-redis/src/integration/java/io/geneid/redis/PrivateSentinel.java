@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
 
@@ -108,6 +109,41 @@ public final class PrivateSentinel implements AutoCloseable {
   /** The data nodes and the sentinels, started and stopped by pid. */
   public RedisProcesses processes() {
     return processes;
+  }
+
+  /**
+   * Commands on the data node at {@code port}, over a connection of this object's own (for tests outside this
+   * package, e.g. gene-id-fault-tests).
+   */
+  public RedisCommands<String, String> node(int port) {
+    return processes.redis(port);
+  }
+
+  /** The field {@code name} of {@code INFO section} on the data node at {@code port}, or null. */
+  public String info(int port, String section, String name) {
+    return processes.info(port, section, name);
+  }
+
+  /** {@code kill -9} of the data node this object started on {@code port}; waits for it to end. */
+  public void kill9(int port) {
+    processes.kill9(port);
+  }
+
+  /** Waits until the master on {@code port} has one replica, synchronised ({@code state=online}). */
+  public void awaitSynchronisedReplica(int port, Duration timeout) {
+    RedisProcesses.await(() -> "1".equals(processes.info(port, "replication", "connected_slaves"))
+        && String.valueOf(processes.info(port, "replication", "slave0")).contains("state=online"), timeout,
+        "the master on port " + port + " to have a synchronised replica");
+  }
+
+  /**
+   * Starts the data node killed on {@code port} again, empty, as a replica of the master on {@code master}, and waits
+   * until it is synchronised and every sentinel sees it up: the deployment can fail over again.
+   */
+  public void restartAsReplica(int port, int master, Duration timeout) {
+    processes.restart(port, List.of("--replicaof", "127.0.0.1", Integer.toString(master)));
+    awaitSynchronisedReplica(master, timeout);
+    awaitHealthyReplica(port, timeout);
   }
 
   /** {@code SENTINEL FAILOVER gid} on the first sentinel; returns the master port before it. */

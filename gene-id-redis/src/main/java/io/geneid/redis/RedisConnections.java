@@ -22,10 +22,12 @@ import io.lettuce.core.cluster.models.partitions.RedisClusterNode;
 import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.Delay;
+import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
@@ -69,11 +71,15 @@ final class RedisConnections {
     private final @Nullable AbstractRedisClient client;
     private final @Nullable ClientResources resources;
     private final boolean sentinel;
+    /** The Sentinel URI of a link to a Sentinel master (its sentinels and master name), else null. */
+    private final @Nullable RedisURI sentinelUri;
+    private @Nullable StatefulRedisSentinelConnection<String, String> sentinels;
 
     private Link(StatefulConnection<String, String> connection, RedisClusterCommands<String, String> commands,
         @Nullable StatefulRedisClusterConnection<String, String> cluster, @Nullable AbstractRedisClient client,
-        @Nullable ClientResources resources, boolean sentinel) {
-      this.sentinel = sentinel;
+        @Nullable ClientResources resources, @Nullable RedisURI sentinelUri) {
+      this.sentinel = sentinelUri != null;
+      this.sentinelUri = sentinelUri;
       this.connection = connection;
       this.commands = commands;
       this.cluster = cluster;
@@ -83,12 +89,12 @@ final class RedisConnections {
 
     /** Over a connection to one Redis the caller owns. */
     static Link of(StatefulRedisConnection<String, String> connection) {
-      return new Link(connection, connection.sync(), null, null, null, false);
+      return new Link(connection, connection.sync(), null, null, null, null);
     }
 
     /** Over a cluster connection the caller owns. */
     static Link of(StatefulRedisClusterConnection<String, String> connection) {
-      return new Link(connection, connection.sync(), connection, null, null, false);
+      return new Link(connection, connection.sync(), connection, null, null, null);
     }
 
     StatefulConnection<String, String> connection() {
@@ -143,11 +149,81 @@ final class RedisConnections {
       }
     }
 
+    /**
+     * On a link of its own to a Sentinel master, after a write on a server that has no replica connected and none
+     * seen before (so {@code WAIT} had nothing to wait for): refuses the write if the sentinels list that server,
+     * {@code runId}, as a replica ({@code SENTINEL REPLICAS}, whose {@code runid} they refresh every second). After a
+     * {@code SENTINEL FAILOVER} the old master goes on taking writes, with no replica, for seconds until the sentinels
+     * reconfigure it, while they already list it as a replica of the new master: a link that meets it for the first
+     * time has seen none of its replicas, and without this check it would hand out a worker id (or a segment range)
+     * that the new master hands out again. While a failover is under way the sentinels list the replica being
+     * promoted ({@code promoted}), and right after it the old master without its run_id until they reach it: a
+     * replica that is not down and is being promoted or not identified yet refuses too (a dead old master is
+     * identified as down after {@code down-after-milliseconds}). The new master, alone until the old one replicates
+     * it, and a master whose replicas are down still count. Drops the connection ({@link #reconnectIfSentinel()})
+     * when it refuses.
+     *
+     * @throws GeneIdException if the sentinels list the server as a replica, or a live replica that is being promoted
+     *     or not identified yet, or none of them answers
+     */
+    void checkAloneMaster(String runId, String what) {
+      RedisURI uri = sentinelUri;
+      if (uri == null || client == null) {
+        return;
+      }
+      List<Map<String, String>> replicas;
+      try {
+        replicas = sentinels(uri).sync().replicas(uri.getSentinelMasterId());
+      } catch (RedisException e) {
+        dropSentinels();
+        throw new GeneIdException(what + ": the server that took it has no replica, and no sentinel answered"
+            + " whether it is still the master '" + uri.getSentinelMasterId() + "': " + e.getMessage(), e);
+      }
+      for (Map<String, String> r : replicas) {
+        String flags = r.getOrDefault("flags", "");
+        String known = r.getOrDefault("runid", "");
+        if (runId.equals(known)) {
+          reconnectIfSentinel();
+          throw new GeneIdException(what + ": the server that took it (" + r.get("ip") + ":" + r.get("port")
+              + ", run_id " + runId + ") is a replica of master '" + uri.getSentinelMasterId() + "' as the"
+              + " sentinels see it: a master demoted by a failover, still taking writes that will be lost; the"
+              + " connection goes to the master the sentinels name");
+        }
+        boolean down = flags.contains("s_down") || flags.contains("o_down");
+        if (!down && (known.isEmpty() || flags.contains("promoted"))) {
+          reconnectIfSentinel();
+          throw new GeneIdException(what + ": the server that took it has no replica, and the sentinels list a"
+              + " replica of master '" + uri.getSentinelMasterId() + "' that is being promoted or that they have"
+              + " not identified yet (" + r.get("ip") + ":" + r.get("port") + ", " + flags + "): a failover is"
+              + " under way and this server may be the master it replaces; it cannot count until it is over");
+        }
+      }
+    }
+
+    private synchronized StatefulRedisSentinelConnection<String, String> sentinels(RedisURI uri) {
+      StatefulRedisSentinelConnection<String, String> c = sentinels;
+      if (c == null || !c.isOpen()) {
+        c = ((RedisClient) Objects.requireNonNull(client)).connectSentinel(uri);
+        c.setTimeout(connection.getTimeout());
+        sentinels = c;
+      }
+      return c;
+    }
+
+    private synchronized void dropSentinels() {
+      StatefulRedisSentinelConnection<String, String> c = sentinels;
+      sentinels = null;
+      if (c != null) {
+        c.closeAsync();
+      }
+    }
+
     @Override
     public void close() {
       if (client == null) {
         return;
       }
+      dropSentinels();
       connection.close();
       client.shutdown(Duration.ZERO, Duration.ofSeconds(2));
       if (resources != null) {
@@ -160,7 +236,9 @@ final class RedisConnections {
    * Waits after a write until the replicas have it ({@code WAIT}), so that a failover cannot lose it: per server
    * (its {@code run_id:master_replid}), the most replicas ever seen connected to it must acknowledge, so a replica
    * that dropped off (and could still be promoted with what it had) is waited for too. A new master (a failover or
-   * restart) starts from the replicas it has. Without replicas it waits for nothing.
+   * restart) starts from the replicas it has. Without replicas it waits for nothing, but on a Sentinel link a server
+   * without replicas counts only if the sentinels do not list it as a replica ({@link Link#checkAloneMaster}): a
+   * link that meets a demoted master for the first time has seen none of its replicas.
    */
   static final class ReplicaWait {
     private final ConcurrentHashMap<String, Integer> seen = new ConcurrentHashMap<>();
@@ -172,24 +250,28 @@ final class RedisConnections {
 
     /**
      * {@code WAIT} on {@code server} (the connection the write went over) for the replicas of {@code identity}; when
-     * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}).
+     * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}). With no replica to wait for, on
+     * a Sentinel link, {@link Link#checkAloneMaster}.
      *
      * @param connected the replicas the server had when it wrote
      * @param what what was written, for the message
-     * @throws GeneIdException if fewer acknowledged within half the command timeout
+     * @throws GeneIdException if fewer acknowledged within half the command timeout, or a Sentinel master without
+     *     replicas is a replica as the sentinels see it
      */
     void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected,
         String what) {
       int expected = seen.merge(identity, connected, Math::max);
-      if (expected == 0) {
-        return;
-      }
-      long acked = server.waitForReplication(expected, waitMillis);
-      if (acked < expected) {
-        link.reconnectIfSentinel();
-        throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas seen connected to "
-            + "the master acknowledged it within " + waitMillis + " ms, so a failover could lose it (a replica "
-            + "removed for good is forgotten when this process restarts)");
+      if (expected > 0) {
+        long acked = server.waitForReplication(expected, waitMillis);
+        if (acked < expected) {
+          link.reconnectIfSentinel();
+          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas seen connected to "
+              + "the master acknowledged it within " + waitMillis + " ms, so a failover could lose it (a replica "
+              + "removed for good is forgotten when this process restarts)");
+        }
+      } else {
+        int colon = identity.indexOf(':');
+        link.checkAloneMaster(colon < 0 ? identity : identity.substring(0, colon), what);
       }
     }
   }
@@ -243,7 +325,7 @@ final class RedisConnections {
             .build());
         StatefulRedisClusterConnection<String, String> connection = cluster.connect();
         connection.setTimeout(timeout);
-        return new Link(connection, connection.sync(), connection, cluster, resources, false);
+        return new Link(connection, connection.sync(), connection, cluster, resources, null);
       }
       RedisClient single = RedisClient.create(resources, target.first());
       client = single;
@@ -256,7 +338,7 @@ final class RedisConnections {
       StatefulRedisConnection<String, String> connection = single.connect();
       connection.setTimeout(timeout);
       return new Link(connection, connection.sync(), null, single, resources,
-          !target.first().getSentinels().isEmpty());
+          target.first().getSentinels().isEmpty() ? null : target.first());
     } catch (RuntimeException e) {
       if (client != null) {
         client.shutdown(Duration.ZERO, Duration.ofSeconds(2));

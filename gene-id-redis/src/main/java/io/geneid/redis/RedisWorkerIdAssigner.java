@@ -87,6 +87,10 @@ import org.slf4j.LoggerFactory;
  *       cannot keep a holder issuing past the TTL of the last renewal they saw. A promoted replica has another
  *       run_id, and a server promoted again without a restart another master_replid: both start a new generation.
  *       A Sentinel link whose renewal its replicas did not acknowledge reconnects to the master the sentinels name.
+ *       On a Sentinel link, a grant or renewal on a server without replicas counts only if the sentinels do not list
+ *       that server as a replica (a master demoted by {@code SENTINEL FAILOVER} takes writes for seconds, with no
+ *       replica, and a link that meets it first has none to wait for), nor a replica being promoted or not
+ *       identified yet.
  *   <li><b>Silence:</b> every command has a timeout, commands fail at once while disconnected
  *       ({@code REJECT_COMMANDS}), and the client reconnects at most 500 ms apart, so a holder fences within its TTL
  *       and resumes soon after Redis is back.

@@ -4,17 +4,21 @@ import static io.geneid.spring.boot.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.etcd.PrivateEtcd;
 import io.geneid.zookeeper.TestZookeeper;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.test.context.FilteredClassLoader;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * {@code gene-id.worker-assigner: zookeeper} leases the worker id from a real ZooKeeper (in the test JVM), with the
- * {@code gene-id.zookeeper.*} properties; {@code etcd} without gene-id-etcd on the class path names the artifact.
+ * {@code gene-id.zookeeper.*} properties; {@code etcd} from a real etcd the test starts ({@link PrivateEtcd}: the
+ * {@code etcd} binary of the Debian package {@code etcd-server}; without it the test fails, it does not skip), with
+ * the {@code gene-id.etcd.*} properties; either without its module on the class path names the artifact.
  */
 class GeneIdZookeeperEtcdTest {
 
@@ -55,9 +59,45 @@ class GeneIdZookeeperEtcdTest {
   }
 
   @Test
+  void aWorkerIdLeasedFromEtcdIssuesIds() {
+    try (PrivateEtcd etcd = PrivateEtcd.start()) {
+      String prefix = "/gene-id-boot-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+      String space = space();
+      // an old pool: a new one waits once for the history nobody can vouch for (TTL + borrowing + 2 s)
+      etcd.put(prefix + "/leases/" + space + "/pool", "gen=0000000000000001;born=0;next=0");
+      runner.withPropertyValues("gene-id.worker-assigner=etcd", "gene-id.etcd.endpoints=" + etcd.endpoint(),
+          "gene-id.etcd.key-prefix=" + prefix, "gene-id.etcd.timeout=500ms", "gene-id.lease.space=" + space,
+          "gene-id.lease.ttl=2s",
+          // an epoch of its own, as above
+          "gene-id.epoch=2025-07-01T00:00:00Z").run(context -> {
+            assertThat(context).hasNotFailed().hasSingleBean(LeasedGeneGenerator.class);
+            LeasedGeneGenerator ids = context.getBean(LeasedGeneGenerator.class);
+            assertThat(ids.workerId()).isBetween(0L, ids.layout().maxWorkerId());
+            // the claim is in the etcd the properties name, under the key prefix they name
+            assertThat(etcd.get(prefix + "/leases/" + space + "/claims/" + ids.workerId())).isNotNull();
+            Set<Long> seen = new HashSet<>();
+            for (int i = 0; i < 10_000; i++) {
+              long id = ids.nextIdFor(4242L);
+              assertThat(seen.add(id)).isTrue();
+              assertThat(ids.layout().decode(id).workerId()).isEqualTo(ids.workerId());
+            }
+          });
+    }
+  }
+
+  @Test
   void etcdWithoutItsModuleNamesTheArtifact() {
-    runner.withPropertyValues("gene-id.worker-assigner=etcd", "gene-id.etcd.endpoints=http://127.0.0.1:2379")
+    runner.withClassLoader(new FilteredClassLoader("io.geneid.etcd"))
+        .withPropertyValues("gene-id.worker-assigner=etcd", "gene-id.etcd.endpoints=http://127.0.0.1:2379")
         .run(context -> assertThat(context).hasFailed().getFailure()
             .hasStackTraceContaining("needs io.geneid:gene-id-etcd on the class path"));
+  }
+
+  @Test
+  void zookeeperWithoutItsModuleNamesTheArtifact() {
+    runner.withClassLoader(new FilteredClassLoader("io.geneid.zookeeper"))
+        .withPropertyValues("gene-id.worker-assigner=zookeeper", "gene-id.zookeeper.connect=127.0.0.1:2181")
+        .run(context -> assertThat(context).hasFailed().getFailure()
+            .hasStackTraceContaining("needs io.geneid:gene-id-zookeeper on the class path"));
   }
 }
