@@ -240,7 +240,7 @@ public final class E2eReport {
   }
 
   /** {@code report} with the part between {@link #BEGIN} and {@link #END} replaced by {@code section}. */
-  static String splice(String report, String section) {
+  public static String splice(String report, String section) {
     int begin = report.indexOf(BEGIN);
     int end = report.indexOf(END);
     if (begin < 0 || end < begin) {

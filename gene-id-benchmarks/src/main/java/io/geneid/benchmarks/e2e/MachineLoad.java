@@ -24,7 +24,10 @@ final class MachineLoad {
 
   private final Set<String> serverNames;
 
-  /** Counts the CPU of processes named {@code serverNames} (e.g. {@code mariadbd}, {@code postgres}) as the server's. */
+  /**
+   * Counts the CPU of the processes named {@code serverNames} (e.g. {@code mariadbd}, {@code postgres}) as the
+   * database server's.
+   */
   MachineLoad(Set<String> serverNames) {
     this.serverNames = Set.copyOf(serverNames);
   }

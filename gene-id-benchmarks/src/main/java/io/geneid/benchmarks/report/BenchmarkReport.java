@@ -314,8 +314,17 @@ public final class BenchmarkReport {
    * The end-to-end runs on real databases ({@code gene-id-benchmarks/e2e.sh}), from their markdown results files in
    * {@code dir}, between the markers {@code e2e.sh} fills in again after each of its runs.
    */
+  /** The paragraph above the end-to-end tables of {@code BENCHMARKS.md}. */
+  static final String E2E_INTRO = "Orders with 3 items through ShardingSphere-JDBC 5.5.2, against the setup "
+      + "ShardingSphere users run; written by `gene-id-benchmarks/e2e.sh` between the markers below (what each "
+      + "rule set and column means: "
+      + "[docs/benchmarks.md](../docs/benchmarks.md#end-to-end-against-the-setup-shardingsphere-users-run)). "
+      + "A run labelled QUICK RUN is preliminary; with *other CPU* near the machine's core count its times "
+      + "and rates are noise, while tables read, balance and client KB per order do not depend on the load.";
+
   private static void renderRealDatabases(StringBuilder md, Path dir) {
-    md.append("## End to end on MariaDB, PostgreSQL and H2 (`e2e.sh`)\n\n").append(E2eReport.BEGIN).append('\n');
+    md.append("## End to end on MariaDB, PostgreSQL and H2 (`e2e.sh`)\n\n").append(E2E_INTRO).append("\n\n")
+        .append(E2eReport.BEGIN).append('\n');
     try {
       md.append(E2eReport.section(dir));
     } catch (IOException e) {

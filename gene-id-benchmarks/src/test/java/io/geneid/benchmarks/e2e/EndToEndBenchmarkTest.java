@@ -42,7 +42,7 @@ class EndToEndBenchmarkTest {
     assertThat(Double.parseDouble(column(lines, INSERTS, "| 2x2 | 1 | gene |", 10))).isPositive();
   }
 
-  /** Column {@code index} (1-based) of the first row starting with {@code prefix} after a line starting with {@code after}. */
+  /** Column {@code index} (1-based) of the first row starting {@code prefix} after a line starting {@code after}. */
   private static String column(List<String> lines, String after, String prefix, int index) {
     int start = 0;
     while (start < lines.size() && !lines.get(start).startsWith(after)) {
