@@ -302,7 +302,7 @@ public final class EndToEndBenchmark {
     }
   }
 
-  private static Loaded insertOrders(DataSource ds, int thread, int count, int periodMillis) throws SQLException,
+  static Loaded insertOrders(DataSource ds, int thread, int count, int periodMillis) throws SQLException,
       InterruptedException {
     List<Long> orders = new ArrayList<>(count);
     List<Long> items = new ArrayList<>(count * ITEMS_PER_ORDER);
