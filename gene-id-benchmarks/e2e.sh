@@ -4,8 +4,8 @@
 # max-vibration-offset = shards - 1), gene (gene-id's recommended GENE_SNOWFLAKE + GENE_MOD, items on id,order_id)
 # and gene-standard (gene ids, items on order_id alone); 2x2 and 2x4 shards; 1 and 2 client threads.
 #
-#   gene-id-benchmarks/e2e.sh --db mariadb            # full: 5 repetitions, ~25 minutes on 2 cores; quiet machine
-#   gene-id-benchmarks/e2e.sh --db postgresql --quick # 3 short repetitions (~6 minutes): a first look, noisy
+#   gene-id-benchmarks/e2e.sh --db mariadb            # full: 5 repetitions, ~11 minutes on 2 cores; quiet machine
+#   gene-id-benchmarks/e2e.sh --db postgresql --quick # 3 short repetitions (~2-3 minutes): a first look
 #   gene-id-benchmarks/e2e.sh --db h2 --quick         # embedded, no server
 #
 # Other options: --repetitions N, --rules usual,gene,... , --out FILE. Servers: MariaDB 127.0.0.1:3306 (root, no
