@@ -8,7 +8,9 @@
 # Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
 # run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads (2
 # threads in FORKS_2T forks), then on the ShardingSphere end-to-end benchmarks at 1 thread, each writing its raw JSON
-# (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures).
+# (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures). The end-to-end
+# runs on MariaDB, PostgreSQL and H2 are a separate command, gene-id-benchmarks/e2e.sh; the report keeps their
+# tables (results/e2e-*.md) in its last section.
 #
 # Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), FORKS_2T (forks of the
 # 2-thread runs, default 3), GENERATORS, COSTS and E2E (JMH include regexes), RESULTS (results directory), REPORT

@@ -3,6 +3,7 @@ package io.geneid.benchmarks.report;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.geneid.benchmarks.e2e.E2eReport;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.Test;
@@ -127,6 +128,26 @@ class BenchmarkReportTest {
     int ours100k = segments.indexOf("GeneSegmentGenerator | `nextId(), spread` | V57 G6 | 100,000");
     assertThat(segments.indexOf("| 1,000 |")).isLessThan(ours100k);
     assertThat(ours100k).isLessThan(segments.indexOf("CosId 2.x SegmentChainId"));
+  }
+
+  @Test
+  void theEndToEndRunsOnRealDatabasesAreFoldedInBetweenMarkersAFullRunBeforeAQuickOne() throws Exception {
+    Files.writeString(dir.resolve("smoke.json"), "["
+        + result("io.geneid.benchmarks.PeerBenchmark.yitter", "thrpt", 1, "", "59", "\"NaN\"", "ops/ms", "") + "]");
+    String none = BenchmarkReport.render(BenchmarkReport.readResults(dir), new java.util.Properties(), dir, false);
+    assertThat(none).contains(E2eReport.BEGIN + "\nNo results yet: run `gene-id-benchmarks/e2e.sh --db mariadb`");
+
+    Files.writeString(dir.resolve("e2e-mariadb-quick.md"), "### MariaDB — QUICK RUN, preliminary\n");
+    Files.writeString(dir.resolve("e2e-postgresql-quick.md"), "### PostgreSQL — QUICK RUN, preliminary\n");
+    Files.writeString(dir.resolve("e2e-postgresql.md"), "### PostgreSQL\n\n| full |\n");
+    String md = BenchmarkReport.render(BenchmarkReport.readResults(dir), new java.util.Properties(), dir, false);
+    assertThat(md).contains("## End to end on MariaDB, PostgreSQL and H2 (`e2e.sh`)\n\n" + BenchmarkReport.E2E_INTRO
+        + "\n\n" + E2eReport.BEGIN + "\n### MariaDB — QUICK RUN, preliminary\n\n### PostgreSQL\n\n| full |\n"
+        + E2eReport.END + "\n").doesNotContain("### PostgreSQL — QUICK RUN");
+    // e2e.sh fills the same part of a report run.sh wrote, and leaves the rest
+    String spliced = E2eReport.splice(md, "### H2\n");
+    assertThat(spliced).startsWith(md.substring(0, md.indexOf(E2eReport.BEGIN)))
+        .contains(E2eReport.BEGIN + "\n### H2\n" + E2eReport.END);
   }
 
   @Test
