@@ -568,15 +568,17 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   }
 
   /**
-   * After a segment was added: the next fetch, started under the lock, if fewer than {@link #prefetchDepth}
-   * segments are ready and nothing else is fetching; else null.
+   * After a segment was added: the next fetch, started under the lock, if the current segment is past its prefetch
+   * point (as a caller would start one), fewer than {@link #prefetchDepth} segments are ready and nothing else is
+   * fetching; else null.
    */
   private @Nullable Fetch following() {
     lock.lock();
     try {
       Buffer c = current;
-      if (closed || c == null || pending != null || ready.size() >= prefetchDepth) {
-        return null;
+      if (closed || c == null || pending != null || ready.size() >= prefetchDepth
+          || c.used() <= c.prefetchAt - c.start) {
+        return null; // (the first segment is made current after its fetch ends: no eager second fetch at start)
       }
       step = adaptStep(c);
       Fetch next = new Fetch(System.nanoTime() + fetchTimeoutNanos, step);

@@ -339,6 +339,18 @@ class GeneSegmentGeneratorTest {
   // ---------------------------------------------------------------- prefetch depth
 
   @Test
+  void aNewGeneratorFetchesOneSegmentUntilItsPrefetchPoint() throws Exception {
+    GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(store, "order").clock(clock).minStep(100)
+        .maxStep(100).build()); // the default prefetch depth
+    for (int i = 0; i < 5; i++) { // below the prefetch point (10 of 100)
+      g.nextId();
+    }
+    Thread.sleep(200); // time for a background fetch that should not happen
+    assertThat(store.steps()).containsExactly(100L);
+    assertThat(g.status().nextReady()).isFalse();
+  }
+
+  @Test
   void segmentsUsedUpFasterThanAFetchTakesAreFetchedSeveralAhead() {
     SegmentStore slow = (tag, step) -> { // a fetch takes 1 ms; a segment of 10 lasts far less
       try {
