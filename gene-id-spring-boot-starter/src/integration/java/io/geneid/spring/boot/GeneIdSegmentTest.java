@@ -100,8 +100,9 @@ class GeneIdSegmentTest {
           assertThat(items.status().step()).isEqualTo(10);
           Map<String, Long> rows = maxIds(url);
           assertThat(rows).containsEntry("order", 100L);
-          // segments of 10: [1, 10], [11, 20], [21, 30] in use, and perhaps [31, 40] prefetched in the background
-          assertThat(rows.get("item")).isIn(30L, 40L);
+          // segments of 10: [1, 10], [11, 20], [21, 30] in use, and more fetched ahead in the background (used up
+          // faster than a fetch takes, a step of 10 makes the generator keep several ready)
+          assertThat(rows.get("item")).isGreaterThanOrEqualTo(30L).matches(max -> max % 10 == 0, "whole segments");
           assertThatThrownBy(() -> segments.forTag("invoice")).isInstanceOf(IllegalArgumentException.class)
               .hasMessage("no segment generator for tag 'invoice': gene-id.segment.tags are [order, item]");
         });
