@@ -84,21 +84,22 @@ public class SegmentBenchmark {
    * {@code adaptive} (its step adapting from {@link #step}: the builder's defaults at step 1,000), {@code pinned}
    * ({@code minStep = maxStep = step}, as users who want short, dense ids run it: every switch counts, as with
    * {@link DefaultSegmentId}) or {@code thread-block} (adaptive, each thread taking {@link #THREAD_BLOCK} values at
-   * once: threads do not contend for the shared counter, ids of different threads interleave).
+   * once: threads do not contend for the shared counter, ids of different threads interleave) or
+   * {@code pinned-thread-block} (both).
    */
   @State(Scope.Benchmark)
   public static class GeneSegment {
-    @Param({"adaptive", "pinned", "thread-block"})
+    @Param({"adaptive", "pinned", "thread-block", "pinned-thread-block"})
     public String policy = "adaptive";
 
     GeneSegmentGenerator generator;
 
     @Setup(Level.Trial)
     public void setUp(SegmentBenchmark benchmark) {
-      long maxStep = policy.equals("pinned") ? benchmark.step
+      long maxStep = policy.startsWith("pinned") ? benchmark.step
           : Math.max(benchmark.step, io.geneid.core.segment.SegmentSettings.defaults().maxStep());
       generator = GeneSegmentGenerator.builder(new AtomicSegmentStore(), "bench").geneBits(GENE_BITS)
-          .minStep(benchmark.step).maxStep(maxStep).threadBlock(policy.equals("thread-block") ? THREAD_BLOCK : 0)
+          .minStep(benchmark.step).maxStep(maxStep).threadBlock(policy.endsWith("thread-block") ? THREAD_BLOCK : 0)
           .build();
     }
 

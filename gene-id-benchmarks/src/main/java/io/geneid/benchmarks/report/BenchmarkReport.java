@@ -282,7 +282,8 @@ public final class BenchmarkReport {
       "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
 
   /** Segment step policies in reading order. */
-  private static final List<String> POLICIES = List.of("adaptive", "pinned", "thread-block");
+  private static final List<String> POLICIES = List.of("adaptive", "pinned", "thread-block",
+      "pinned-thread-block");
 
   private static int group(String benchmark) {
     if (benchmark.contains(".GeneSnowflakeBenchmark.")) {

@@ -59,13 +59,14 @@ public final class Ceilings {
     int g = SegmentBenchmark.GENE_BITS;
     String ours = "V" + (63 - g) + " G" + g;
     String policy = params.getOrDefault("policy", "adaptive");
-    String oursBasis = perFetch + (policy.equals("pinned") ? " (exactly " + step + ")"
+    String oursBasis = perFetch + (policy.startsWith("pinned") ? " (exactly " + step + ")"
         : " (step adapts from " + step + " up to "
             + String.format(Locale.ROOT, "%,d", Math.max(Long.parseLong(params.getOrDefault("step", "1")),
                 io.geneid.core.segment.SegmentSettings.defaults().maxStep())) + ")");
     String ourName = "gene-id GeneSegmentGenerator" + switch (policy) {
       case "pinned" -> ", step pinned";
       case "thread-block" -> ", thread blocks of " + SegmentBenchmark.THREAD_BLOCK;
+      case "pinned-thread-block" -> ", step pinned, thread blocks of " + SegmentBenchmark.THREAD_BLOCK;
       default -> "";
     };
     switch (method) {

@@ -11,8 +11,9 @@ import io.geneid.core.Genes;
 import io.geneid.core.snowflake.GeneClock;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
@@ -20,7 +21,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.ReentrantLock;
 import org.jspecify.annotations.Nullable;
 
@@ -45,13 +45,15 @@ import org.jspecify.annotations.Nullable;
  * <h2>Prefetching</h2>
  * The generator holds the current segment and, once {@link Builder#prefetchRatio(double) a fraction} of it is
  * used, fetches the next one on its own background thread (a daemon thread started by {@link Builder#build()},
- * stopped by {@link #close()}). Callers take values from the current segment with one atomic increment and switch
- * to a prefetched segment when it runs out; they only wait for the store when none is ready. Normally one segment
- * is fetched ahead. When a caller finds the segment used up while its successor is still being fetched (segments
- * used up faster than a fetch takes, as with a small fixed step), the prefetch depth doubles, up to 64 segments,
- * and the background thread fetches them one after another without handing off between fetches; so a fixed step of 1,000 does not make callers wait for the background thread at every
- * switch. The depth never shrinks during the generator's life: what it costs is the values of ready segments,
- * skipped at shutdown.
+ * stopped by {@link #close()}). Fetched segments form a chain behind the current one. Callers take values from the
+ * current segment with one atomic increment and, when it runs out, move to the next segment of the chain with one
+ * compare-and-set, without a lock and without waiting for the background thread; they only wait for the store when
+ * no segment is ready. Normally one segment is fetched ahead. When a caller finds the segment used up while its
+ * successor is still being fetched (segments used up faster than a fetch takes, as with a small fixed step), the
+ * prefetch depth doubles, up to 64 segments; the background thread then fetches segments one after another until
+ * the depth is reached and is woken again once half of them are used, so a fixed step of 1,000 costs a caller no
+ * more than a compare-and-set per switch. The depth never shrinks during the generator's life: what it costs is the
+ * values of ready segments, skipped at shutdown.
  *
  * <h2>Store outages (fault model)</h2>
  * <ul>
@@ -89,6 +91,21 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** The most segments fetched ahead of the current one. */
   static final int MAX_PREFETCH_DEPTH = 64;
+  private static final VarHandle CURRENT;
+
+  static {
+    try {
+      CURRENT = MethodHandles.lookup().findVarHandle(GeneSegmentGenerator.class, "current", Buffer.class);
+    } catch (ReflectiveOperationException e) {
+      throw new ExceptionInInitializerError(e);
+    }
+  }
+  /**
+   * Past a segment's prefetch point, single values look at the prefetch state only at the prefetch point itself and
+   * then once per 64 values: the state lives in fields the background thread writes, which would cost a cache miss
+   * per read while it fetches.
+   */
+  private static final long PREFETCH_CHECK_MASK = 63;
 
   private static final System.Logger LOG = System.getLogger(GeneSegmentGenerator.class.getName());
 
@@ -108,14 +125,18 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private final GeneClock clock;
   private final ExecutorService executor;
 
-  /** Guards every change of {@link #current}, {@link #ready}, {@link #pending} and the fields below them. */
+  /**
+   * Guards every change of {@link #tail}, {@link #pending} and the fields below them, and the first
+   * {@link #current}; a caller moves {@link #current} to the next segment without it.
+   */
   private final ReentrantLock lock = new ReentrantLock();
-  /** The segment values are taken from; replaced under the lock, read without it. */
+  /**
+   * The segment values are taken from, the head of the chain of fetched segments ({@link Buffer#next}): a caller
+   * that finds it used up moves it to its successor by compare-and-set.
+   */
   private volatile @Nullable Buffer current;
-  /** Prefetched segments, oldest first (guarded by lock). */
-  private final ArrayDeque<Buffer> ready = new ArrayDeque<>();
-  /** {@code ready.size()}, for reads without the lock. */
-  private volatile int readyCount;
+  /** The last segment fetched, the end of the chain (appended to under the lock); null before the first. */
+  private volatile @Nullable Buffer tail;
   /** How many segments to keep fetched ahead (guarded by lock; read without it). */
   private volatile int prefetchDepth = 1;
   /** The most {@link #prefetchDepth} may grow to. */
@@ -310,9 +331,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     for (;;) {
       checkOpen();
       Buffer b = Objects.requireNonNull(current);
-      long v = b.cursor.getAndIncrement();
+      long v = b.take(1);
       if (v <= b.end && v >= b.start) { // v < start only after the cursor wrapped past Long.MAX_VALUE
-        if (v >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
+        if (v >= b.prefetchAt && (v == b.prefetchAt || (v & PREFETCH_CHECK_MASK) == 0) && lowOnReady(b)) {
           prefetch(b);
         }
         return v;
@@ -338,10 +359,10 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     for (;;) {
       checkOpen();
       Buffer b = Objects.requireNonNull(current);
-      long first = b.cursor.getAndAdd(threadBlock);
+      long first = b.take(threadBlock);
       if (first <= b.end && first >= b.start) { // first < start only after the cursor wrapped past Long.MAX_VALUE
         long last = Math.min(b.end, first + threadBlock - 1);
-        if (last >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
+        if (last >= b.prefetchAt && lowOnReady(b)) {
           prefetch(b);
         }
         block[0] = first + 1;
@@ -362,14 +383,14 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       checkOpen();
       Buffer b = Objects.requireNonNull(current);
       int want = n - filled;
-      long v = b.cursor.getAndAdd(want);
+      long v = b.take(want);
       if (v <= b.end && v >= b.start) { // v < start only after the cursor wrapped past Long.MAX_VALUE
         long got = Math.min(want, b.end - v + 1);
         for (int k = 0; k < got; k++) {
           into[filled + k] = v + k;
         }
         filled += (int) got;
-        if (v + got - 1 >= b.prefetchAt && readyCount < prefetchDepth && pending == null) {
+        if (v + got - 1 >= b.prefetchAt && lowOnReady(b)) {
           prefetch(b);
         }
         if (filled == n) {
@@ -378,6 +399,21 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       }
       advance(b);
     }
+  }
+
+  /**
+   * Few enough segments are ready after {@code b} to start fetching more, and no fetch is under way: at most half
+   * the prefetch depth (none at depth 1). The background thread then fetches until the depth is reached, so that at
+   * a depth of 64 it is woken once per 32 segments, not once per segment.
+   */
+  private boolean lowOnReady(Buffer b) {
+    return readyAfter(b) <= prefetchDepth >> 1 && pending == null;
+  }
+
+  /** Segments fetched after {@code b}. */
+  private long readyAfter(Buffer b) {
+    Buffer t = tail;
+    return t == null ? 0 : t.ordinal - b.ordinal;
   }
 
   /** Starts fetching the segment after {@code b} in the background, unless that is under way or backing off. */
@@ -389,7 +425,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       return; // another thread is switching segments or starting the fetch
     }
     try {
-      if (current == b && ready.size() < prefetchDepth && pending == null && !closed) {
+      if (current == b && lowOnReady(b) && !closed) {
         startFetch(adaptStep(b));
       }
     } finally {
@@ -397,16 +433,19 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
-  /** {@code b} is used up: switch to the oldest prefetched segment, or wait for the store. */
+  /**
+   * {@code b} is used up: switch to the segment fetched after it (a compare-and-set, without the lock), or wait for
+   * the store.
+   */
   private void advance(Buffer b) {
+    if (switchFrom(b)) {
+      return;
+    }
     Fetch waitFor;
     lock.lock();
     try {
-      if (current != b || closed) {
-        return; // another thread switched already, or takeValue reports the closing
-      }
-      if (activateReady()) {
-        return;
+      if (current != b || closed || switchFrom(b)) {
+        return; // another thread switched already, a segment came meanwhile, or takeValue reports the closing
       }
       GeneIdException overflow = ranOut;
       if (overflow != null) {
@@ -427,6 +466,23 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     await(waitFor, "no ids left for tag '" + bizTag + "': its segments are used up and ");
   }
 
+  /**
+   * Makes the segment fetched after {@code b} the current one if {@code b} still is; true if there is such a segment
+   * (this thread or another one switched), false if none has been fetched yet. Segments are taken in the order they
+   * were fetched, so ids issued one after another by one thread increase.
+   */
+  private boolean switchFrom(Buffer b) {
+    Buffer n = b.next;
+    if (n == null) {
+      return false;
+    }
+    if (minStep != maxStep) {
+      n.activatedAtMillis = clock.currentTimeMillis(); // for adaptStep; racing switchers write alike
+    }
+    CURRENT.compareAndSet(this, b, n);
+    return true;
+  }
+
   /** Gives up a fetch that outlived its timeout (under the lock): its late answer will be dropped. */
   private void abandon(Fetch fetch) {
     if (pending == fetch) {
@@ -440,7 +496,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
   }
 
-  /** Waits for a fetch, at most until its timeout; the fetch itself adds its segment to {@link #ready}. */
+  /** Waits for a fetch, at most until its timeout; the fetch itself appends its segment to the chain. */
   private void await(Fetch fetch, String messageStart) {
     try {
       fetch.future.get(Math.max(0, fetch.deadlineNanos - System.nanoTime()), TimeUnit.NANOSECONDS);
@@ -492,7 +548,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   }
 
   /**
-   * Runs on a background thread: asks the store, adds the segment to {@link #ready}, and goes on with the next fetch
+   * Runs on a background thread: asks the store, appends the segment to the chain, and goes on with the next fetch
    * on the same thread while fewer than {@link #prefetchDepth} segments are ready.
    */
   private void fetch(Fetch first) {
@@ -515,6 +571,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       error = t;
     }
     Buffer buffer = null;
+    Fetch following = null;
     lock.lock();
     try {
       if (fetch.abandoned) {
@@ -541,10 +598,17 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
           error = overflow;
         } else {
           highestEnd = segment.endInclusive();
-          buffer = new Buffer(segment.start(), Math.min(segment.endInclusive(), maxValue), prefetchRatio);
-          ready.addLast(buffer);
-          readyCount = ready.size();
-          lastStoreError = null;
+          Buffer last = tail;
+          buffer = new Buffer(segment.start(), Math.min(segment.endInclusive(), maxValue), prefetchRatio,
+              last == null ? 0 : last.ordinal + 1);
+          if (last != null) {
+            last.next = buffer;
+          }
+          tail = buffer;
+          if (lastStoreError != null) {
+            lastStoreError = null;
+          }
+          following = following();
         }
       }
       if (error != null) {
@@ -556,7 +620,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     }
     if (buffer != null) {
       fetch.future.complete(buffer);
-      return following();
+      return following;
     } else {
       if (!(error instanceof SegmentRefusedException) && !closed) { // after close() nobody waits for it
         LOG.log(System.Logger.Level.WARNING, "gene-id: fetching a segment of " + requestedStep + " for tag '"
@@ -568,38 +632,22 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   }
 
   /**
-   * After a segment was added: the next fetch, started under the lock, if the current segment is past its prefetch
-   * point (as a caller would start one), fewer than {@link #prefetchDepth} segments are ready and nothing else is
-   * fetching; else null.
+   * After a segment was added (under the lock): the next fetch if fewer than {@link #prefetchDepth} segments are
+   * ready, nothing else is fetching, and another segment is ready or the current one is past its prefetch point (as a
+   * caller would start one); else null.
    */
   private @Nullable Fetch following() {
-    lock.lock();
-    try {
-      Buffer c = current;
-      if (closed || c == null || pending != null || ready.size() >= prefetchDepth
-          || c.used() <= c.prefetchAt - c.start) {
-        return null; // (the first segment is made current after its fetch ends: no eager second fetch at start)
-      }
-      step = adaptStep(c);
-      Fetch next = new Fetch(System.nanoTime() + fetchTimeoutNanos, step);
-      pending = next;
-      return next;
-    } finally {
-      lock.unlock();
+    Buffer c = current;
+    if (closed || c == null || pending != null || readyAfter(c) >= prefetchDepth
+        || readyAfter(c) <= 1 && c.used() <= c.prefetchAt - c.start) {
+      return null; // (the first segment is made current after its fetch ends: no eager second fetch at start)
     }
+    step = adaptStep(c);
+    Fetch next = new Fetch(System.nanoTime() + fetchTimeoutNanos, step);
+    pending = next;
+    return next;
   }
 
-  /** Makes the oldest ready segment the current one (under the lock); false if none is ready. */
-  private boolean activateReady() {
-    Buffer n = ready.pollFirst();
-    if (n == null) {
-      return false;
-    }
-    readyCount = ready.size();
-    n.activatedAtMillis = clock.currentTimeMillis();
-    current = n;
-    return true;
-  }
 
   /**
    * The step for the segment after {@code b} (under the lock): what would last {@code segmentDuration} at the rate
@@ -626,10 +674,9 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private long remaining() {
     lock.lock();
     try {
-      Buffer c = current;
-      long left = c == null ? 0 : c.remaining();
-      for (Buffer n : ready) {
-        left += n.remaining();
+      long left = 0;
+      for (Buffer b = current; b != null; b = b.next) {
+        left += b.remaining();
       }
       return left;
     } finally {
@@ -651,9 +698,12 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     await(first, "could not start the GeneSegmentGenerator of tag '" + bizTag + "': ");
     lock.lock();
     try {
-      if (!activateReady()) {
+      Buffer fetched = tail;
+      if (fetched == null) {
         throw new IllegalStateException("the first segment of tag '" + bizTag + "' was fetched but is not ready");
       }
+      fetched.activatedAtMillis = clock.currentTimeMillis();
+      current = fetched;
     } finally {
       lock.unlock();
     }
@@ -688,7 +738,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** A snapshot of the buffers, for health checks and metrics. */
   public Status status() {
-    return new Status(bizTag, step, remaining(), readyCount > 0, lastStoreError);
+    Buffer c = current;
+    return new Status(bizTag, step, remaining(), c != null && c.next != null, lastStoreError);
   }
 
   @Override
@@ -712,23 +763,44 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** One segment being used: values are taken by incrementing {@link #cursor}. */
   private static final class Buffer {
+    private static final VarHandle CURSOR;
+
+    static {
+      try {
+        CURSOR = MethodHandles.lookup().findVarHandle(Buffer.class, "cursor", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
     final long start;
     final long end;
     /** The first value whose issue starts the prefetch of the next segment. */
     final long prefetchAt;
-    final AtomicLong cursor;
+    /** The place of this segment among those fetched, from 0. */
+    final long ordinal;
+    /** The segment fetched after this one, once there is one. */
+    volatile @Nullable Buffer next;
+    /** The next value to hand out; past {@link #end} once used up. */
+    private volatile long cursor;
     volatile long activatedAtMillis;
 
-    Buffer(long start, long end, double prefetchRatio) {
+    Buffer(long start, long end, double prefetchRatio, long ordinal) {
+      this.ordinal = ordinal;
       this.start = start;
       this.end = end;
       long size = end - start + 1;
       this.prefetchAt = start + Math.min(size - 1, (long) Math.floor((size - 1) * prefetchRatio));
-      this.cursor = new AtomicLong(start);
+      this.cursor = start;
+    }
+
+    /** Takes {@code n} values: returns the first, which may lie past {@link #end} (then none of them is in it). */
+    long take(int n) {
+      return (long) CURSOR.getAndAdd(this, (long) n);
     }
 
     long used() {
-      long c = cursor.get();
+      long c = cursor;
       return c < start ? end - start + 1 : Math.min(c, end + 1) - start;
     }
 

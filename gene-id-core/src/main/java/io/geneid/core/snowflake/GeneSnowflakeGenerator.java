@@ -46,6 +46,12 @@ import org.jspecify.annotations.Nullable;
  * of up to {@code maxBorrowMillis} are absorbed like borrowing; larger ones follow the {@link ClockBackwardsPolicy}
  * (wait, then {@link ClockMovedBackwardsException}).
  *
+ * <p>With {@link GeneClock#system()} an id of a millisecond already under way is issued without reading the clock:
+ * the generator takes a reading that a daemon thread ({@code gene-id-clock}) refreshes about once a millisecond
+ * while ids are issued, and reads the clock itself only to borrow, to wait or when that reading would not do. Such a
+ * reading is never ahead of the clock, so the bounds above hold as they are; ids of a gene entering a new
+ * millisecond may carry a timestamp up to about a millisecond earlier than the moment they were issued.
+ *
  * <h2>One per worker id</h2>
  * Two generators with the same worker id and epoch in one JVM would issue the same ids. {@link Builder#build()}
  * therefore returns the JVM-wide instance for its (layout, worker id) from {@link GeneIdRegistry}, creating it on
@@ -126,6 +132,11 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   }
 
   private final ClockWatch clockWatch;
+  /**
+   * True for {@link GeneClock#system()}: an id of a millisecond under way is issued at a {@link RecentMillis} reading,
+   * without reading the clock. Other clocks (tests' manual clocks) are read for every id.
+   */
+  private final boolean recentClock;
   /** This generator's claim on its worker id in the JVM, or null for {@link Builder#buildUnshared()}. */
   private final WorkerIdClaims.@Nullable Claim claim;
   /** Largest {@link GeneSnowflakeStats#idsIssued()} reported, so that counts never go down between snapshots. */
@@ -152,6 +163,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     this.spread = new GeneSpread(geneBits);
     this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
     this.clockWatch = new ClockWatch(clock, epochMillis);
+    this.recentClock = clock == GeneClock.system();
     long floor = Long.MIN_VALUE;
     if (b.highWaterMark != null) {
       floor = b.highWaterMark.toEpochMilli();
@@ -306,6 +318,13 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
   private long issue(int gene) {
     final int slot = gene << strideShift;
+    if (recentClock) {
+      long current = states.get(slot);
+      long next = nextAtRecent(current, RecentMillis.read() - epochMillis);
+      if (next >= 0 && commit(slot, current, next)) {
+        return ((next >>> sequenceBits) << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
+      }
+    }
     long waitStart = 0L;
     for (;;) {
       // the state first, then the clock: a clock read before a state that another thread advanced meanwhile would
@@ -321,6 +340,28 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
         return ((next >>> sequenceBits) << timestampShift) | workerPart | ((next & sequenceMask) << geneBits) | gene;
       }
     }
+  }
+
+  /**
+   * The state a gene in state {@code current} moves to when it issues one id at {@code recent}, a {@link RecentMillis}
+   * reading (ms since the epoch, never ahead of the clock): a millisecond after the gene's last one, or the next
+   * sequence of the gene's last millisecond if that is not beyond the borrowing bound; else -1, and the caller reads
+   * the exact clock. Either choice is one {@link #next} could make at the exact time, which is at or after
+   * {@code recent}; only its timestamp may be up to the reading's lag earlier. No clock step is watched for: the
+   * system clock does not step back.
+   */
+  private long nextAtRecent(long current, long recent) {
+    long last = current >>> sequenceBits;
+    long state;
+    if (recent > last) {
+      state = recent << sequenceBits;
+    } else if ((current & sequenceMask) != sequenceMask && last - recent <= maxBorrowMillis) {
+      state = current + 1;
+    } else {
+      return -1L;
+    }
+    long millis = state >>> sequenceBits;
+    return millis > ceilingMillis || millis > maxTimestamp || recent < 0 ? -1L : state;
   }
 
   /** {@link #next} could not advance: the clock stepped back beyond the borrowing bound. */

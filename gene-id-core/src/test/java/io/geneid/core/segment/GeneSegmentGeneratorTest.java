@@ -373,6 +373,49 @@ class GeneSegmentGeneratorTest {
     assertThat(store.steps()).allMatch(step -> step == 10);
   }
 
+  @Test
+  void threadsSwitchingSegmentsTogetherSkipNoValueAndKeepEachThreadAscending() throws Exception {
+    // a segment of 10 lasts a few calls: four threads switch segments all the time, through the chain of fetched
+    // segments, without the lock; each must see its values ascend, and no value may be issued twice or skipped
+    GeneSegmentGenerator g = track(GeneSegmentGenerator.builder(store, "order").clock(clock).minStep(10).maxStep(10)
+        .build());
+    int threads = 4;
+    int perThread = 25_000;
+    java.util.concurrent.ExecutorService pool = java.util.concurrent.Executors.newFixedThreadPool(threads);
+    try {
+      java.util.concurrent.CountDownLatch go = new java.util.concurrent.CountDownLatch(1);
+      List<java.util.concurrent.Future<long[]>> runs = new ArrayList<>();
+      for (int t = 0; t < threads; t++) {
+        runs.add(pool.submit(() -> {
+          go.await();
+          long[] values = new long[perThread];
+          for (int i = 0; i < perThread; i++) {
+            values[i] = g.valueOf(g.nextId());
+          }
+          return values;
+        }));
+      }
+      go.countDown();
+      java.util.BitSet seen = new java.util.BitSet();
+      for (java.util.concurrent.Future<long[]> run : runs) {
+        long[] values = run.get();
+        for (int i = 1; i < values.length; i++) {
+          assertThat(values[i]).as("value %d of a thread after %d", values[i], values[i - 1])
+              .isGreaterThan(values[i - 1]);
+        }
+        for (long v : values) {
+          assertThat(seen.get((int) v)).as("value %d issued twice", v).isFalse();
+          seen.set((int) v);
+        }
+      }
+      // segments are used in the order they were fetched and each up to its end: the values are 1 .. n, no gap
+      assertThat(seen.cardinality()).isEqualTo(threads * perThread);
+      assertThat(seen.nextClearBit(1)).isEqualTo(threads * perThread + 1);
+    } finally {
+      pool.shutdownNow();
+    }
+  }
+
   // ---------------------------------------------------------------- thread blocks
 
   @Test
