@@ -3,7 +3,6 @@ package io.geneid.redis;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStore;
-import io.geneid.core.internal.Checks;
 import io.lettuce.core.KeyValue;
 import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
@@ -16,10 +15,8 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
-import org.jspecify.annotations.Nullable;
 
 /**
  * A {@link BucketMapStore} in Redis, through Lettuce: one Redis ({@code redis://}), the master of a Sentinel
@@ -283,60 +280,13 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
     return "RedisBucketMapStore[" + where + ", keyPrefix=" + keyPrefix + "]";
   }
 
-  /** Configuration of a {@link RedisBucketMapStore}. */
-  public static final class Builder {
-    private RedisConnections.@Nullable Target redisUri;
-    private @Nullable StatefulRedisConnection<String, String> connection;
-    private @Nullable StatefulRedisClusterConnection<String, String> clusterConnection;
-    private String keyPrefix = DEFAULT_KEY_PREFIX;
-    private Duration timeout = DEFAULT_TIMEOUT;
+  /**
+   * Configuration of a {@link RedisBucketMapStore}: where Redis is ({@link #redisUri(String)} or a connection), the
+   * key prefix (maps are <code>&lt;keyPrefix&gt;:bucket-map:{&lt;name&gt;}</code>) and the command timeout.
+   */
+  public static final class Builder extends RedisStoreBuilder<Builder> {
 
     private Builder() {}
-
-    /**
-     * The Redis to connect to: {@code redis://127.0.0.1:6379/0}, {@code redis://:password@host:6379/0}, the master
-     * of a Sentinel deployment ({@code redis-sentinel://host1:26379,host2:26379/0#mymaster}) or a Redis Cluster
-     * ({@code redis-cluster://host1:6379,host2:6379}). The store owns (and closes) the client.
-     *
-     * @throws IllegalArgumentException if the URI cannot be parsed (the message never repeats its secrets)
-     */
-    public Builder redisUri(String redisUri) {
-      this.redisUri = RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri"));
-      this.connection = null;
-      this.clusterConnection = null;
-      return this;
-    }
-
-    /** An existing connection (String codec), which the store uses as it is and never closes. */
-    public Builder connection(StatefulRedisConnection<String, String> connection) {
-      this.connection = Objects.requireNonNull(connection, "connection");
-      this.clusterConnection = null;
-      this.redisUri = null;
-      return this;
-    }
-
-    /** An existing Redis Cluster connection (String codec), which the store uses as it is and never closes. */
-    public Builder clusterConnection(StatefulRedisClusterConnection<String, String> connection) {
-      this.clusterConnection = Objects.requireNonNull(connection, "connection");
-      this.connection = null;
-      this.redisUri = null;
-      return this;
-    }
-
-    /**
-     * The first part of every key, as for the module's other stores: maps are
-     * {@code <keyPrefix>:bucket-map:{<name>}}. Non-empty, without {@code { }}. Default {@code gene-id}.
-     */
-    public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = RedisConnections.checkKeyPrefix(keyPrefix);
-      return this;
-    }
-
-    /** Connect and command timeout of an owned client, in [10 ms, 60 s]. Default 2 s. */
-    public Builder commandTimeout(Duration commandTimeout) {
-      this.timeout = Checks.duration("commandTimeout", commandTimeout, Duration.ofMillis(10), Duration.ofSeconds(60));
-      return this;
-    }
 
     /**
      * Connects (for a URI), checks the server's version (5.0 or later) and returns the store.
@@ -345,34 +295,9 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
      * @throws GeneIdException if Redis cannot be reached or is older than 5.0
      */
     public RedisBucketMapStore build() {
-      if (connection == null && clusterConnection == null && redisUri == null) {
-        throw new IllegalArgumentException("a Redis URI (redisUri) or a connection is required");
-      }
-      if (connection != null || clusterConnection != null) {
-        RedisConnections.Link given = connection != null ? RedisConnections.Link.of(connection)
-            : RedisConnections.Link.of(Objects.requireNonNull(clusterConnection));
-        String where = "connection " + given.connection();
-        RedisConnections.checkedServerInfo(given.commands(), "the bucket map store, Redis at " + where + ",");
-        return new RedisBucketMapStore(given, keyPrefix, where, timeout);
-      }
-      RedisConnections.Target target = Objects.requireNonNull(redisUri);
-      String where = RedisConnections.describe(target);
-      RedisConnections.Link client;
-      try {
-        client = RedisConnections.connect(target, timeout);
-      } catch (RedisException e) {
-        throw new GeneIdException(RedisConnections.connectFailure("the bucket map store", where, e), e);
-      }
-      try {
-        RedisConnections.checkedServerInfo(client.commands(), "the bucket map store, Redis at " + where + ",");
-      } catch (RedisException e) {
-        client.close();
-        throw new GeneIdException("cannot reach the bucket map store, Redis at " + where + ": " + e.getMessage(), e);
-      } catch (RuntimeException e) {
-        client.close();
-        throw e;
-      }
-      return new RedisBucketMapStore(client, keyPrefix, where, timeout);
+      Connected c = connect("the bucket map store", (link, where) ->
+          RedisConnections.checkedServerInfo(link.commands(), "the bucket map store, Redis at " + where + ","));
+      return new RedisBucketMapStore(c.link(), keyPrefix, c.where(), timeout);
     }
   }
 }

@@ -1,6 +1,5 @@
 package io.geneid.redis;
 
-import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
@@ -8,13 +7,10 @@ import io.lettuce.core.RedisException;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
-import java.util.Objects;
 import java.util.concurrent.atomic.AtomicReference;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -168,60 +164,15 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     return "RedisSegmentStore[" + where + ", keyPrefix=" + keyPrefix + "]";
   }
 
-  /** Configuration of a {@link RedisSegmentStore}. */
-  public static final class Builder {
-    private RedisConnections.@Nullable Target redisUri;
-    private @Nullable StatefulRedisConnection<String, String> connection;
-    private @Nullable StatefulRedisClusterConnection<String, String> clusterConnection;
-    private String keyPrefix = DEFAULT_KEY_PREFIX;
-    private Duration timeout = DEFAULT_TIMEOUT;
+  /**
+   * Configuration of a {@link RedisSegmentStore}: where Redis is ({@link #redisUri(String)} or a connection), the
+   * key prefix (counters are {@code <keyPrefix>:segment:<tag>}), the command timeout, and whether a Redis without
+   * persistence is accepted.
+   */
+  public static final class Builder extends RedisStoreBuilder<Builder> {
     private boolean allowWithoutPersistence;
 
     private Builder() {}
-
-    /**
-     * The Redis to connect to, e.g. {@code redis://127.0.0.1:6379/0} or {@code redis://:password@host:6379/0}. The
-     * store owns (and closes) the client.
-     *
-     * @throws IllegalArgumentException if the URI cannot be parsed (the message never repeats its secrets)
-     */
-    public Builder redisUri(String redisUri) {
-      this.redisUri = RedisConnections.parse("redisUri", Objects.requireNonNull(redisUri, "redisUri"));
-      this.connection = null;
-      this.clusterConnection = null;
-      return this;
-    }
-
-    /** An existing connection (String codec), which the store uses as it is and never closes. */
-    public Builder connection(StatefulRedisConnection<String, String> connection) {
-      this.connection = Objects.requireNonNull(connection, "connection");
-      this.clusterConnection = null;
-      this.redisUri = null;
-      return this;
-    }
-
-    /** An existing Redis Cluster connection (String codec), which the store uses as it is and never closes. */
-    public Builder clusterConnection(StatefulRedisClusterConnection<String, String> connection) {
-      this.clusterConnection = Objects.requireNonNull(connection, "connection");
-      this.connection = null;
-      this.redisUri = null;
-      return this;
-    }
-
-    /**
-     * The first part of every key, as for the lease keys of {@link RedisWorkerIdAssigner}: counters are
-     * {@code <keyPrefix>:segment:<tag>}. Non-empty, without {@code { }}. Default {@code gene-id}.
-     */
-    public Builder keyPrefix(String keyPrefix) {
-      this.keyPrefix = RedisConnections.checkKeyPrefix(keyPrefix);
-      return this;
-    }
-
-    /** Connect and command timeout of an owned client, in [10 ms, 60 s]. Default 2 s. */
-    public Builder commandTimeout(Duration commandTimeout) {
-      this.timeout = Objects.requireNonNull(commandTimeout, "commandTimeout");
-      return this;
-    }
 
     /**
      * Whether to accept a Redis that keeps nothing on disk ({@code appendonly no} and no {@code save} points). Such a
@@ -237,37 +188,14 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     /**
      * Connects (for a URI), checks that the server keeps its data (see the class comment) and returns the store.
      *
-     * @throws IllegalArgumentException for a setting out of range
+     * @throws IllegalArgumentException without a URI or connection
      * @throws GeneIdException if Redis cannot be reached, or keeps nothing on disk and
      *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
-      Checks.duration("commandTimeout", timeout, Duration.ofMillis(10), Duration.ofSeconds(60));
-      if (connection == null && clusterConnection == null && redisUri == null) {
-        throw new IllegalArgumentException("a Redis URI (redisUri) or a connection is required");
-      }
-      if (connection != null || clusterConnection != null) {
-        RedisConnections.Link given = connection != null ? RedisConnections.Link.of(connection)
-            : RedisConnections.Link.of(Objects.requireNonNull(clusterConnection));
-        String where = "connection " + given.connection();
-        checkPersistence(given.commands(), where, allowWithoutPersistence);
-        return new RedisSegmentStore(given, keyPrefix, where, timeout);
-      }
-      RedisConnections.Target target = Objects.requireNonNull(redisUri);
-      String where = RedisConnections.describe(target);
-      RedisConnections.Link client;
-      try {
-        client = RedisConnections.connect(target, timeout);
-      } catch (RedisException e) {
-        throw new GeneIdException(RedisConnections.connectFailure("the segment store", where, e), e);
-      }
-      try {
-        checkPersistence(client.commands(), where, allowWithoutPersistence);
-      } catch (RuntimeException e) {
-        client.close();
-        throw e;
-      }
-      return new RedisSegmentStore(client, keyPrefix, where, timeout);
+      Connected c = connect("the segment store",
+          (link, where) -> checkPersistence(link.commands(), where, allowWithoutPersistence));
+      return new RedisSegmentStore(c.link(), keyPrefix, c.where(), timeout);
     }
   }
 
