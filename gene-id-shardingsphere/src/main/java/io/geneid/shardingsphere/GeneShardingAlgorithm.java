@@ -98,11 +98,24 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
   /** Why two genes that share a target today may not tomorrow, for the complex form's message. */
   abstract String whyGenesSplit();
 
+  /**
+   * True when ShardingSphere hands each routing call one data source's share of the targets (auto tables: table
+   * {@code i} of {@code n} in data source {@code i % n}, and the table level is asked once per data source): an
+   * index whose target is absent then lives in another data source, and the call routes to nothing instead of
+   * failing.
+   */
+  boolean targetsSplitOverDataSources() {
+    return false;
+  }
+
   // ---------------------------------------------------------------- standard
 
-  /** The target of one value of the sharding column ({@code =}, and each value of {@code IN}). */
+  /**
+   * The target of one value of the sharding column ({@code =}, and each value of {@code IN}); for auto tables
+   * {@code null} when the target is in another data source (ShardingSphere keeps only names among the targets).
+   */
   @Override
-  public String doSharding(Collection<String> availableTargetNames,
+  public @Nullable String doSharding(Collection<String> availableTargetNames,
       PreciseShardingValue<Comparable<?>> shardingValue) {
     Supplier<String> where = () -> shardingValue.getLogicTableName() + "." + shardingValue.getColumnName();
     long gene = gene(where, shardingValue.getValue());
@@ -126,9 +139,12 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
   public Collection<String> doSharding(Collection<String> availableTargetNames,
       ComplexKeysShardingValue<Comparable<?>> shardingValue) {
     String table = shardingValue.getLogicTableName();
-    String single = singleTarget(availableTargetNames, table, shardingValue.getColumnNameAndShardingValuesMap());
-    if (single != null) {
-      return List.of(single);
+    Map<String, Collection<Comparable<?>>> columnValues = shardingValue.getColumnNameAndShardingValuesMap();
+    long singleGene = singleGene(table, columnValues);
+    if (singleGene >= 0) {
+      String single = checkedTargetOfIndex(availableTargetNames, index(singleGene),
+          () -> table + " " + columnValues + " (gene " + singleGene + ")");
+      return single == null ? List.of() : List.of(single);
     }
     Map<String, Set<Comparable<?>>> valuesByColumn = new LinkedHashMap<>();
     shardingValue.getColumnNameAndShardingValuesMap().forEach((column, values) ->
@@ -163,34 +179,32 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     }
     List<String> result = new ArrayList<>(indexes.size());
     for (int index : indexes) {
-      result.add(checkedTargetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn));
+      String target = checkedTargetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn);
+      if (target != null) {
+        result.add(target);
+      }
     }
     return result;
   }
 
   /**
-   * The one target of a row or a lookup (every column has one value, all of one gene), without building the sets of
-   * the general case; {@code null} for anything else, which the general case routes or reports.
+   * The one gene of a row or a lookup (every column has one value, all of one gene), without building the sets of
+   * the general case; -1 for anything else, which the general case routes or reports.
    */
-  private @Nullable String singleTarget(Collection<String> targets, String table,
-      Map<String, Collection<Comparable<?>>> values) {
-    if (values.isEmpty()) {
-      return null;
-    }
+  private long singleGene(String table, Map<String, Collection<Comparable<?>>> values) {
     long gene = -1;
     for (Map.Entry<String, Collection<Comparable<?>>> e : values.entrySet()) {
       if (e.getValue().size() != 1) {
-        return null;
+        return -1;
       }
       Comparable<?> value = e.getValue().iterator().next();
       long g = gene(() -> table + "." + e.getKey(), value);
       if (gene >= 0 && g != gene) {
-        return null;
+        return -1;
       }
       gene = g;
     }
-    long routed = gene;
-    return checkedTargetOfIndex(targets, index(gene), () -> table + " " + values + " (gene " + routed + ")");
+    return gene;
   }
 
   /**
@@ -228,7 +242,10 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     String where = shardingValue.getLogicTableName() + " hint";
     Set<String> result = new LinkedHashSet<>();
     for (Comparable<?> value : shardingValue.getValues()) {
-      result.add(target(availableTargetNames, gene(() -> where, value), () -> where + " " + value));
+      String target = target(availableTargetNames, gene(() -> where, value), () -> where + " " + value);
+      if (target != null) {
+        result.add(target);
+      }
     }
     return result;
   }
@@ -276,15 +293,24 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     }
   }
 
-  private String target(Collection<String> targets, long gene, Supplier<String> what) {
+  private @Nullable String target(Collection<String> targets, long gene, Supplier<String> what) {
     return checkedTargetOfIndex(targets, index(gene), what);
   }
 
-  private String checkedTargetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
+  /**
+   * The target of an index among {@code targets}; {@code null} only when {@link #targetsSplitOverDataSources()}
+   * and the index's target is in another data source.
+   *
+   * @throws IllegalStateException naming {@code what}, the index and the targets, when none fits otherwise
+   */
+  private @Nullable String checkedTargetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
     @Nullable String[] bySuffix = checked(targets).bySuffix();
     String found = index >= 0 && index < bySuffix.length ? bySuffix[index] : null;
     if (found != null) {
       return found;
+    }
+    if (targetsSplitOverDataSources()) {
+      return null; // the checked set has distinct suffixes below sharding-count: this index is elsewhere
     }
     try { // names the index and the targets
       return targetOfIndex(targets, index);
