@@ -117,9 +117,15 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
   @Override
   public @Nullable String doSharding(Collection<String> availableTargetNames,
       PreciseShardingValue<Comparable<?>> shardingValue) {
-    Supplier<String> where = () -> shardingValue.getLogicTableName() + "." + shardingValue.getColumnName();
-    long gene = gene(where, shardingValue.getValue());
-    return target(availableTargetNames, gene, () -> where.get() + " = " + shardingValue.getValue());
+    String table = shardingValue.getLogicTableName();
+    String column = shardingValue.getColumnName();
+    int index = index(gene(table, column, shardingValue.getValue()));
+    String found = knownTarget(availableTargetNames, index);
+    if (found != null || targetsSplitOverDataSources()) {
+      return found;
+    }
+    return checkedTargetOfIndex(availableTargetNames, index,
+        () -> table + "." + column + " = " + shardingValue.getValue());
   }
 
   /** Every target: a range of ids spans all genes. */
@@ -142,8 +148,12 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     Map<String, Collection<Comparable<?>>> columnValues = shardingValue.getColumnNameAndShardingValuesMap();
     long singleGene = singleGene(table, columnValues);
     if (singleGene >= 0) {
-      String single = checkedTargetOfIndex(availableTargetNames, index(singleGene),
-          () -> table + " " + columnValues + " (gene " + singleGene + ")");
+      int index = index(singleGene);
+      String single = knownTarget(availableTargetNames, index);
+      if (single == null && !targetsSplitOverDataSources()) {
+        single = checkedTargetOfIndex(availableTargetNames, index,
+            () -> table + " " + columnValues + " (gene " + singleGene + ")");
+      }
       return single == null ? List.of() : List.of(single);
     }
     Map<String, Set<Comparable<?>>> valuesByColumn = new LinkedHashMap<>();
@@ -198,7 +208,7 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
         return -1;
       }
       Comparable<?> value = e.getValue().iterator().next();
-      long g = gene(() -> table + "." + e.getKey(), value);
+      long g = gene(table, e.getKey(), value);
       if (gene >= 0 && g != gene) {
         return -1;
       }
@@ -257,6 +267,30 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     return gene(() -> where, value);
   }
 
+  /**
+   * The gene of a value of {@code table.column}, without building anything for a message unless it fails (the
+   * routing of every row and lookup goes through here).
+   */
+  private long gene(String table, String column, @Nullable Object value) {
+    int bits = geneBits();
+    if (value != null && bits >= 0) {
+      try {
+        return geneOf(value, bits);
+      } catch (IllegalArgumentException e) {
+        // reported below with the table and column
+      }
+    }
+    return gene(() -> table + "." + column, value);
+  }
+
+  private long geneOf(Object value, int bits) {
+    GeneIdStringFormat f = strings;
+    if (f != null && value instanceof CharSequence text && f.matches(text)) {
+      return Genes.of(f.parse(text), bits); // a string id: the gene of its number
+    }
+    return Genes.ofKey(value, bits);
+  }
+
   /** The gene of a sharding value; {@code where} names the table and column in a message. */
   final long gene(Supplier<String> where, @Nullable Object value) {
     if (value == null) {
@@ -268,11 +302,7 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
       throw new IllegalStateException(getType() + " was used before init(Properties)");
     }
     try {
-      GeneIdStringFormat f = strings;
-      if (f != null && value instanceof CharSequence text && f.matches(text)) {
-        return Genes.of(f.parse(text), bits); // a string id: the gene of its number
-      }
-      return Genes.ofKey(value, bits);
+      return geneOf(value, bits);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(getType() + ": cannot route " + where.get() + " = " + value + ": "
           + e.getMessage(), e);
@@ -295,6 +325,15 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
 
   private @Nullable String target(Collection<String> targets, long gene, Supplier<String> what) {
     return checkedTargetOfIndex(targets, index(gene), what);
+  }
+
+  /**
+   * The target of an index among {@code targets} when the checked set has one; {@code null} otherwise (then
+   * {@link #checkedTargetOfIndex} reports why, or the target is in another data source). Builds nothing.
+   */
+  private @Nullable String knownTarget(Collection<String> targets, int index) {
+    @Nullable String[] bySuffix = checked(targets).bySuffix();
+    return index >= 0 && index < bySuffix.length ? bySuffix[index] : null;
   }
 
   /**
