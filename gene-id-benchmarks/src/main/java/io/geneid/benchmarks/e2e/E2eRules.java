@@ -23,14 +23,15 @@ enum E2eRules {
   /** {@link #USUAL} with {@code SNOWFLAKE}'s {@code max-vibration-offset} = shards - 1 (its documented fix). */
   USUAL_VIBRATION("usual-vibration", "as usual, `SNOWFLAKE` with `max-vibration-offset` = shards - 1"),
   /**
-   * gene-id's recommended rules (README quick start 2): {@code GENE_SNOWFLAKE} keys, {@code GENE_MOD} on the order
-   * id, and on {@code id,order_id} (complex strategy) for items, whose ids carry their order's gene.
+   * gene-id's {@code tables} rules: {@code GENE_SNOWFLAKE} keys, {@code GENE_MOD} on the order id, and on
+   * {@code id,order_id} (complex strategy, at the database and at the table level) for items, whose ids carry their
+   * order's gene.
    */
   GENE("gene", "`GENE_SNOWFLAKE` keys; `GENE_MOD` on `t_order.id` and on `t_order_item.id,order_id` (complex)"),
   /**
-   * gene-id's auto-table rules: {@code autoTables} with {@code GENE_SNOWFLAKE} keys, {@code GENE_MOD_AUTO} on the
-   * order id and on {@code id,order_id} (one complex strategy) for items: {@link #GENE}'s routing at one level, so
-   * ShardingSphere evaluates one complex strategy per statement instead of two.
+   * gene-id's recommended rules (README quick start 2): {@code autoTables} with {@code GENE_SNOWFLAKE} keys,
+   * {@code GENE_MOD_AUTO} on the order id and on {@code id,order_id} (one complex strategy) for items:
+   * {@link #GENE}'s routing at one level, so ShardingSphere evaluates one complex strategy per statement, not two.
    */
   GENE_AUTO("gene-auto", "`GENE_SNOWFLAKE` keys; `autoTables`, `GENE_MOD_AUTO` on `t_order.id` and on"
       + " `t_order_item.id,order_id` (complex)"),
