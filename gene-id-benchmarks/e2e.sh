@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # End to end through ShardingSphere-JDBC 5.5.2: orders with 3 items each, on MariaDB, PostgreSQL or H2, for the rule
 # sets usual (built-in SNOWFLAKE + MOD, items on order_id), usual-vibration (the same with SNOWFLAKE's
-# max-vibration-offset = shards - 1), gene (gene-id's recommended GENE_SNOWFLAKE + GENE_MOD, items on id,order_id)
-# and gene-standard (gene ids, items on order_id alone); 2x2 and 2x4 shards; 1 and 2 client threads.
+# max-vibration-offset = shards - 1), gene (GENE_SNOWFLAKE + GENE_MOD in tables, items on id,order_id at two levels),
+# gene-auto (GENE_SNOWFLAKE + GENE_MOD_AUTO in autoTables, items on id,order_id at one level) and gene-standard (gene
+# ids, items on order_id alone); 2x2 and 2x4 shards; 1 and 2 client threads.
 #
 #   gene-id-benchmarks/e2e.sh --db mariadb            # full: 5 repetitions, ~11 minutes on 2 cores; quiet machine
 #   gene-id-benchmarks/e2e.sh --db postgresql --quick # 3 short repetitions (~2-3 minutes): a first look

@@ -29,8 +29,8 @@ import org.apache.shardingsphere.infra.util.yaml.YamlEngine;
 import org.jspecify.annotations.Nullable;
 
 /**
- * Orders and their items through ShardingSphere-JDBC over 2 databases x 2 tables ({@code sharding-demo.yaml} on the
- * classpath): orders get root ids from {@code GENE_SNOWFLAKE}, items are inserted inside
+ * Orders and their items through ShardingSphere-JDBC over 4 auto tables in 2 databases ({@code sharding-demo.yaml} on
+ * the classpath; {@code GENE_MOD_AUTO} puts table {@code i} in {@code ds_(i % 2)}): orders get root ids from {@code GENE_SNOWFLAKE}, items are inserted inside
  * {@link GeneContext#inherit(Object)} so their ids carry their order's gene. The demo then reads every physical
  * table to show where each row landed, checks that every item sits with its order, and counts the physical
  * statements of a query by order id, by item id and by neither.
@@ -101,7 +101,7 @@ public final class ShardingDemo {
         config.setPoolName("demo-" + name);
         HikariDataSource pool = new HikariDataSource(config);
         pools.add(pool);
-        createTables(pool);
+        createTables(pool, name);
         physical.put(name, pool);
         try (Connection c = pool.getConnection()) {
           dataSourceByCatalog.put(c.getCatalog(), name);
@@ -109,9 +109,8 @@ public final class ShardingDemo {
         dataSources.put(name, pool);
       }
       System.out.println("gene-id ShardingSphere demo on " + (server == null ? "embedded H2" : server.label + " "
-          + created) + ": " + physical.keySet() + " x [t_order_0, t_order_1] / [t_item_0, t_item_1]");
-      System.out.println("ids: " + LAYOUT + "; routing (sharding-demo.yaml): database = gene % 2, table ="
-          + " (gene / 2) % 2");
+          + created) + ": " + physical.keySet() + ", tables t_order_0..3 / t_item_0..3, table i in ds_(i % 2)");
+      System.out.println("ids: " + LAYOUT + "; routing (sharding-demo.yaml, GENE_MOD_AUTO): table = gene % 4");
       DataSource sharded = YamlShardingSphereDataSourceFactory.createDataSource(dataSources, yaml);
       try {
         GeneShardingCheck.verify(sharded);
@@ -138,9 +137,15 @@ public final class ShardingDemo {
     }
   }
 
-  private static void createTables(DataSource ds) throws SQLException {
+  /** The suffixes of the auto tables ShardingSphere places in data source {@code ds_<k>}: k and k + 2. */
+  private static List<Integer> tablesOf(String dataSource) {
+    int k = Integer.parseInt(dataSource.substring(dataSource.lastIndexOf('_') + 1));
+    return List.of(k, k + 2);
+  }
+
+  private static void createTables(DataSource ds, String name) throws SQLException {
     try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
-      for (int t = 0; t < 2; t++) {
+      for (int t : tablesOf(name)) {
         s.execute("CREATE TABLE t_order_" + t + " (id BIGINT PRIMARY KEY, customer VARCHAR(64) NOT NULL)");
         s.execute("CREATE TABLE t_item_" + t
             + " (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL, name VARCHAR(64) NOT NULL)");
@@ -186,7 +191,12 @@ public final class ShardingDemo {
     Map<String, Integer> rowsPerTable = new TreeMap<>();
     for (Map.Entry<String, DataSource> e : physical.entrySet()) {
       try (Connection c = e.getValue().getConnection(); Statement s = c.createStatement()) {
-        for (String table : List.of("t_order_0", "t_order_1", "t_item_0", "t_item_1")) {
+        List<String> tables = new ArrayList<>();
+        for (int t : tablesOf(e.getKey())) {
+          tables.add("t_order_" + t);
+          tables.add("t_item_" + t);
+        }
+        for (String table : tables) {
           try (ResultSet rs = s.executeQuery("SELECT id FROM " + table)) {
             while (rs.next()) {
               node.put(rs.getLong(1), e.getKey() + "." + table);

@@ -16,8 +16,10 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The routing part of a ShardingSphere YAML ({@code rules: - !SHARDING}): per logic table, its data nodes and the
- * {@code GENE_MOD} algorithm of each level, so that {@code gene-id shard --config} names the physical database and
- * table the application writes a row to, by the rule the application uses ({@link GeneRouting}).
+ * {@code GENE_MOD} algorithm of each level ({@code tables}), or its {@code GENE_MOD_AUTO} algorithm and the tables
+ * ShardingSphere makes for it ({@code autoTables}: {@code <table>_<i>} in {@code actualDataSources[i % n]}), so that
+ * {@code gene-id shard --config} names the physical database and table the application writes a row to, by the rule
+ * the application uses ({@link GeneRouting}).
  */
 final class ShardingConfig {
 
@@ -29,9 +31,11 @@ final class ShardingConfig {
   /**
    * A logic table.
    *
-   * @param nodes data source to its physical tables, in the order of {@code actualDataNodes}
+   * @param nodes data source to its physical tables, in the order of {@code actualDataNodes} (auto tables: in the
+   *     order ShardingSphere places them)
+   * @param auto an auto table: one level, {@code table}, over the tables of every data source
    */
-  record Table(String name, Map<String, List<String>> nodes, Level database, Level table) {
+  record Table(String name, Map<String, List<String>> nodes, Level database, Level table, boolean auto) {
 
     /** {@code ds_1.t_item_0}, or why this table cannot be routed by gene: as GENE_MOD routes {@code id}. */
     String nodeOf(long id) {
@@ -41,6 +45,12 @@ final class ShardingConfig {
         return "not routed by GENE_MOD (" + unrouted + ")";
       }
       try {
+        if (auto) {
+          List<String> all = nodes.values().stream().flatMap(List::stream).toList();
+          String physical = pick(table, all, id, "tables");
+          return nodes.entrySet().stream().filter(e -> e.getValue().contains(physical)).findFirst()
+              .map(e -> e.getKey() + "." + physical).orElseThrow();
+        }
         String ds = pick(database, new ArrayList<>(nodes.keySet()), id, "databases");
         return ds + "." + pick(table, nodes.get(ds), id, "tables of " + ds);
       } catch (IllegalStateException e) {
@@ -75,7 +85,8 @@ final class ShardingConfig {
     Map<?, ?> rule = null;
     if (root.get("rules") instanceof List<?> rules) {
       for (Object r : rules) {
-        if (r instanceof Map<?, ?> map && (map.containsKey("tables") || map.containsKey("shardingAlgorithms"))) {
+        if (r instanceof Map<?, ?> map && (map.containsKey("tables") || map.containsKey("autoTables")
+            || map.containsKey("shardingAlgorithms"))) {
           rule = map;
         }
       }
@@ -111,7 +122,27 @@ final class ShardingConfig {
           : rule.get("defaultDatabaseStrategy"), algorithms, file);
       Level tableLevel = level(table.containsKey("tableStrategy") ? table.get("tableStrategy")
           : rule.get("defaultTableStrategy"), algorithms, file);
-      tables.add(new Table(name, nodes, database, tableLevel));
+      tables.add(new Table(name, nodes, database, tableLevel, false));
+    }
+    for (Map.Entry<?, ?> e : map(rule.get("autoTables")).entrySet()) {
+      String name = String.valueOf(e.getKey());
+      Map<?, ?> table = map(e.getValue());
+      Object actual = table.get("actualDataSources");
+      List<String> sources = actual == null ? dataSources : expand(String.valueOf(actual),
+          "actualDataSources of " + name);
+      if (sources.isEmpty()) {
+        throw new BadInputException(file + ": auto table " + name + " has no actualDataSources and the file no"
+            + " dataSources");
+      }
+      Level level = level(table.get("shardingStrategy"), algorithms, file);
+      Map<String, List<String>> nodes = new LinkedHashMap<>();
+      sources.forEach(ds -> nodes.put(ds, new ArrayList<>()));
+      if (level.routing != null) { // ShardingSphere's placement: table i in actualDataSources[i % n]
+        for (int i = 0; i < level.routing.shardingCount(); i++) {
+          nodes.get(sources.get(i % sources.size())).add(name + "_" + i);
+        }
+      }
+      tables.add(new Table(name, nodes, Level.NONE, level, true));
     }
     return tables;
   }
@@ -127,16 +158,17 @@ final class ShardingConfig {
               + " shardingAlgorithms");
         }
         String type = String.valueOf(algorithm.get("type"));
-        if (!type.toUpperCase(Locale.ROOT).equals("GENE_MOD")) {
+        String upper = type.toUpperCase(Locale.ROOT);
+        if (!upper.equals("GENE_MOD") && !upper.equals("GENE_MOD_AUTO")) {
           return new Level(null, type + " ('" + name + "')");
         }
         Map<?, ?> props = map(algorithm.get("props"));
-        try {
+        try { // GENE_MOD_AUTO has no gene-divisor: one level
           return new Level(new GeneRouting(intProp(props, GeneRouting.SHARDING_COUNT, -1, name, file),
-              intProp(props, GeneRouting.GENE_DIVISOR, 1, name, file),
+              upper.equals("GENE_MOD") ? intProp(props, GeneRouting.GENE_DIVISOR, 1, name, file) : 1,
               intProp(props, GeneRouting.GENE_BITS, GeneIdLayout.defaults().geneBits(), name, file)), null);
         } catch (IllegalArgumentException e) {
-          throw new BadInputException(file + ": GENE_MOD '" + name + "': " + e.getMessage());
+          throw new BadInputException(file + ": " + upper + " '" + name + "': " + e.getMessage());
         }
       }
     }

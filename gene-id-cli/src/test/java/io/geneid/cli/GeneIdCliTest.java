@@ -236,6 +236,46 @@ class GeneIdCliTest {
       """;
 
   @Test
+  void namesTheDataNodeOfAnAutoTableRoutedByGeneModAuto(@TempDir Path dir) throws Exception {
+    Path yaml = Files.writeString(dir.resolve("auto.yaml"), """
+        dataSources:
+          ds_0: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource}
+          ds_1: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource}
+        rules:
+        - !SHARDING
+          autoTables:
+            t_order:
+              actualDataSources: ds_0,ds_1
+              shardingStrategy:
+                standard: {shardingColumn: id, shardingAlgorithmName: gene_auto}
+            t_item:
+              actualDataSources: ds_${0..1}
+              shardingStrategy:
+                complex: {shardingColumns: 'id,order_id', shardingAlgorithmName: gene_auto}
+            t_log:
+              shardingStrategy:
+                standard: {shardingColumn: id, shardingAlgorithmName: mod}
+          shardingAlgorithms:
+            gene_auto: {type: GENE_MOD_AUTO, props: {sharding-count: 4}}
+            mod: {type: MOD, props: {sharding-count: 4}}
+        """);
+    // gene 6: table 6 % 4 = 2, which ShardingSphere places in ds_(2 % 2) = ds_0; gene 5: table 1 in ds_1
+    assertThat(CliRun.of("shard", "6", "5", "--config", yaml.toString()).out()).isEqualTo("""
+        id                         6
+        gene                       6
+        t_order                    ds_0.t_order_2
+        t_item                     ds_0.t_item_2
+        t_log                      not routed by GENE_MOD (table level uses MOD ('mod'))
+
+        id                         5
+        gene                       5
+        t_order                    ds_1.t_order_1
+        t_item                     ds_1.t_item_1
+        t_log                      not routed by GENE_MOD (table level uses MOD ('mod'))
+        """);
+  }
+
+  @Test
   void namesTheDataNodeOfEachLogicTableFromAShardingSphereYaml(@TempDir Path dir) throws Exception {
     Path yaml = Files.writeString(dir.resolve("sharding.yaml"), SHARDING_YAML);
     // gene 6: database 6 % 2 = 0, table (6 / 2) % 2 = 1; gene 5: database 1, table (5 / 2) % 2 = 0

@@ -12,6 +12,8 @@ import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Matcher;
@@ -46,10 +48,8 @@ class ReadmeExampleTest {
       for (int d = 0; d < 2; d++) {
         try (Connection c = DriverManager.getConnection(Backend.MARIADB.url(run + "_" + d), "root", "");
             Statement s = c.createStatement()) {
-          for (String statement : ddl.split(";")) { // the README's DDL, as written, in each database
-            if (!statement.isBlank()) {
-              s.execute(statement);
-            }
+          for (String statement : ddlFor(ddl, d)) { // the README's DDL, as written, for each database
+            s.execute(statement);
           }
         }
       }
@@ -84,8 +84,8 @@ class ReadmeExampleTest {
         GeneIdLayout layout = GeneIdLayout.defaults();
         assertThat(layout.geneOf(itemId)).isEqualTo(layout.geneOf(orderId));
         long gene = layout.geneOf(orderId);
-        String database = run + "_" + gene % 2;
-        long table = (gene / 2) % 2;
+        long table = gene % 4; // GENE_MOD_AUTO, sharding-count 4: table i in actualDataSources[i % 2]
+        String database = run + "_" + table % 2;
         try (Connection c = DriverManager.getConnection(Backend.MARIADB.url(database), "root", "");
             Statement s = c.createStatement()) {
           try (ResultSet rs = s.executeQuery("SELECT id FROM t_order_" + table)) {
@@ -105,5 +105,23 @@ class ReadmeExampleTest {
       Backend.MARIADB.drop(run + "_0");
       Backend.MARIADB.drop(run + "_1");
     }
+  }
+
+  /**
+   * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
+   * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
+   */
+  private static List<String> ddlFor(String ddl, int d) {
+    List<String> statements = new ArrayList<>();
+    boolean sections = ddl.contains("-- in shop_");
+    boolean mine = !sections;
+    for (String line : ddl.split("\n")) {
+      if (line.startsWith("-- in shop_")) {
+        mine = line.trim().equals("-- in shop_" + d);
+      } else if (mine && !line.isBlank()) {
+        statements.add(line.trim().replaceAll(";$", ""));
+      }
+    }
+    return statements;
   }
 }

@@ -1,29 +1,9 @@
 package io.geneid.shardingsphere;
 
-import io.geneid.core.settings.SettingsReader;
-import io.geneid.core.GeneRouting;
 import io.geneid.core.Genes;
-import java.util.ArrayList;
-import java.util.Collection;
-import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
-import java.util.Locale;
-import java.util.Map;
-import java.util.Optional;
 import java.util.Properties;
-import java.util.Set;
-import java.util.StringJoiner;
-import java.util.TreeSet;
-import java.util.function.Supplier;
-import org.apache.shardingsphere.sharding.api.sharding.complex.ComplexKeysShardingAlgorithm;
-import org.apache.shardingsphere.sharding.api.sharding.complex.ComplexKeysShardingValue;
-import org.apache.shardingsphere.sharding.api.sharding.hint.HintShardingAlgorithm;
-import org.apache.shardingsphere.sharding.api.sharding.hint.HintShardingValue;
-import org.apache.shardingsphere.sharding.api.sharding.standard.PreciseShardingValue;
-import org.apache.shardingsphere.sharding.api.sharding.standard.RangeShardingValue;
-import org.apache.shardingsphere.sharding.api.sharding.standard.StandardShardingAlgorithm;
-import org.jspecify.annotations.Nullable;
+import java.util.stream.Stream;
 
 /**
  * ShardingSphere sharding algorithm type {@code GENE_MOD}: routes a value by its gene, so a child id issued for a
@@ -64,19 +44,19 @@ import org.jspecify.annotations.Nullable;
  * level {@code gene-divisor} = the database count ({@code (gene / 2) % 2}) when table suffixes repeat in every
  * database, or number the tables apart ({@code ds_0.t_${[0,2]}, ds_1.t_${[1,3]}} with a table
  * {@code sharding-count} of 4). {@link GeneShardingCheck} reports nodes no gene reaches.
+ *
+ * <h2>Auto tables</h2>
+ * ShardingSphere refuses {@code GENE_MOD} in {@code autoTables} (it is not a {@code ShardingAutoTableAlgorithm}),
+ * and refuses every auto-table algorithm in {@code tables}; {@link GeneModAutoTableShardingAlgorithm}
+ * ({@code GENE_MOD_AUTO}) is the same routing as one auto-table level.
  */
-public final class GeneModShardingAlgorithm extends GeneShardingAlgorithm {
+public final class GeneModShardingAlgorithm extends GeneRoutingAlgorithm {
 
   /** The type name used in ShardingSphere configuration. */
   public static final String TYPE = "GENE_MOD";
 
-  static final String SHARDING_COUNT = GeneRouting.SHARDING_COUNT;
-  static final String GENE_BITS = SettingsReader.GENE_BITS;
-  static final String GENE_DIVISOR = GeneRouting.GENE_DIVISOR;
-  private static final List<String> PROPERTIES = java.util.stream.Stream.concat(
-      java.util.stream.Stream.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR), STRING_ID_PROPERTIES.stream()).toList();
-
-  private @Nullable GeneRouting routing;
+  private static final List<String> PROPERTIES = Stream.concat(
+      Stream.of(SHARDING_COUNT, GENE_BITS, GENE_DIVISOR), STRING_ID_PROPERTIES.stream()).toList();
 
   /** Creates an algorithm without settings; ShardingSphere calls {@link #init(Properties)} next. */
   public GeneModShardingAlgorithm() {}
@@ -88,56 +68,7 @@ public final class GeneModShardingAlgorithm extends GeneShardingAlgorithm {
    */
   @Override
   public void init(Properties props) {
-    SettingsReader p = AlgorithmProps.of(TYPE, props, PROPERTIES);
-    int bits = p.geneBits();
-    long geneCount = 1L << bits;
-    int count = (int) p.requiredLong(SHARDING_COUNT, 1, geneCount);
-    int divisor = (int) p.longValue(GENE_DIVISOR, 1, geneCount, 1);
-    try {
-      this.routing = new GeneRouting(count, divisor, bits);
-    } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(TYPE + " properties " + e.getMessage(), e);
-    }
-    readStringIds(p);
-  }
-
-  @Override
-  int index(long gene) {
-    return routing().index(gene);
-  }
-
-  @Override
-  String rule() {
-    return routing().toString();
-  }
-
-  @Override
-  List<String> targetProblems(Collection<String> targets) {
-    return routing().problems(targets);
-  }
-
-  @Override
-  String targetOfIndex(Collection<String> targets, int index) {
-    return routing().target(targets, index);
-  }
-
-  @Override
-  String whyGenesSplit() {
-    return "the modulo and would split when the shard count changes";
-  }
-
-  private GeneRouting routing() {
-    GeneRouting r = routing;
-    if (r == null) {
-      throw new IllegalStateException(TYPE + " was used before init(Properties)");
-    }
-    return r;
-  }
-
-  @Override
-  int geneBits() {
-    GeneRouting r = routing;
-    return r == null ? -1 : r.geneBits();
+    init(TYPE, props, PROPERTIES);
   }
 
   @Override

@@ -98,15 +98,34 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
   /** Why two genes that share a target today may not tomorrow, for the complex form's message. */
   abstract String whyGenesSplit();
 
+  /**
+   * True when ShardingSphere hands each routing call one data source's share of the targets (auto tables: table
+   * {@code i} of {@code n} in data source {@code i % n}, and the table level is asked once per data source): an
+   * index whose target is absent then lives in another data source, and the call routes to nothing instead of
+   * failing.
+   */
+  boolean targetsSplitOverDataSources() {
+    return false;
+  }
+
   // ---------------------------------------------------------------- standard
 
-  /** The target of one value of the sharding column ({@code =}, and each value of {@code IN}). */
+  /**
+   * The target of one value of the sharding column ({@code =}, and each value of {@code IN}); for auto tables
+   * {@code null} when the target is in another data source (ShardingSphere keeps only names among the targets).
+   */
   @Override
-  public String doSharding(Collection<String> availableTargetNames,
+  public @Nullable String doSharding(Collection<String> availableTargetNames,
       PreciseShardingValue<Comparable<?>> shardingValue) {
-    Supplier<String> where = () -> shardingValue.getLogicTableName() + "." + shardingValue.getColumnName();
-    long gene = gene(where, shardingValue.getValue());
-    return target(availableTargetNames, gene, () -> where.get() + " = " + shardingValue.getValue());
+    String table = shardingValue.getLogicTableName();
+    String column = shardingValue.getColumnName();
+    int index = index(gene(table, column, shardingValue.getValue()));
+    String found = knownTarget(availableTargetNames, index);
+    if (found != null || targetsSplitOverDataSources()) {
+      return found;
+    }
+    return checkedTargetOfIndex(availableTargetNames, index,
+        () -> table + "." + column + " = " + shardingValue.getValue());
   }
 
   /** Every target: a range of ids spans all genes. */
@@ -126,9 +145,16 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
   public Collection<String> doSharding(Collection<String> availableTargetNames,
       ComplexKeysShardingValue<Comparable<?>> shardingValue) {
     String table = shardingValue.getLogicTableName();
-    String single = singleTarget(availableTargetNames, table, shardingValue.getColumnNameAndShardingValuesMap());
-    if (single != null) {
-      return List.of(single);
+    Map<String, Collection<Comparable<?>>> columnValues = shardingValue.getColumnNameAndShardingValuesMap();
+    long singleGene = singleGene(table, columnValues);
+    if (singleGene >= 0) {
+      int index = index(singleGene);
+      String single = knownTarget(availableTargetNames, index);
+      if (single == null && !targetsSplitOverDataSources()) {
+        single = checkedTargetOfIndex(availableTargetNames, index,
+            () -> table + " " + columnValues + " (gene " + singleGene + ")");
+      }
+      return single == null ? List.of() : List.of(single);
     }
     Map<String, Set<Comparable<?>>> valuesByColumn = new LinkedHashMap<>();
     shardingValue.getColumnNameAndShardingValuesMap().forEach((column, values) ->
@@ -163,34 +189,32 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     }
     List<String> result = new ArrayList<>(indexes.size());
     for (int index : indexes) {
-      result.add(checkedTargetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn));
+      String target = checkedTargetOfIndex(availableTargetNames, index, () -> table + " " + valuesByColumn);
+      if (target != null) {
+        result.add(target);
+      }
     }
     return result;
   }
 
   /**
-   * The one target of a row or a lookup (every column has one value, all of one gene), without building the sets of
-   * the general case; {@code null} for anything else, which the general case routes or reports.
+   * The one gene of a row or a lookup (every column has one value, all of one gene), without building the sets of
+   * the general case; -1 for anything else, which the general case routes or reports.
    */
-  private @Nullable String singleTarget(Collection<String> targets, String table,
-      Map<String, Collection<Comparable<?>>> values) {
-    if (values.isEmpty()) {
-      return null;
-    }
+  private long singleGene(String table, Map<String, Collection<Comparable<?>>> values) {
     long gene = -1;
     for (Map.Entry<String, Collection<Comparable<?>>> e : values.entrySet()) {
       if (e.getValue().size() != 1) {
-        return null;
+        return -1;
       }
       Comparable<?> value = e.getValue().iterator().next();
-      long g = gene(() -> table + "." + e.getKey(), value);
+      long g = gene(table, e.getKey(), value);
       if (gene >= 0 && g != gene) {
-        return null;
+        return -1;
       }
       gene = g;
     }
-    long routed = gene;
-    return checkedTargetOfIndex(targets, index(gene), () -> table + " " + values + " (gene " + routed + ")");
+    return gene;
   }
 
   /**
@@ -228,7 +252,10 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     String where = shardingValue.getLogicTableName() + " hint";
     Set<String> result = new LinkedHashSet<>();
     for (Comparable<?> value : shardingValue.getValues()) {
-      result.add(target(availableTargetNames, gene(() -> where, value), () -> where + " " + value));
+      String target = target(availableTargetNames, gene(() -> where, value), () -> where + " " + value);
+      if (target != null) {
+        result.add(target);
+      }
     }
     return result;
   }
@@ -238,6 +265,30 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
   /** The gene of a sharding value of {@code where} (a table and column, built only for a message). */
   final long gene(String where, @Nullable Object value) {
     return gene(() -> where, value);
+  }
+
+  /**
+   * The gene of a value of {@code table.column}, without building anything for a message unless it fails (the
+   * routing of every row and lookup goes through here).
+   */
+  private long gene(String table, String column, @Nullable Object value) {
+    int bits = geneBits();
+    if (value != null && bits >= 0) {
+      try {
+        return geneOf(value, bits);
+      } catch (IllegalArgumentException e) {
+        // reported below with the table and column
+      }
+    }
+    return gene(() -> table + "." + column, value);
+  }
+
+  private long geneOf(Object value, int bits) {
+    GeneIdStringFormat f = strings;
+    if (f != null && value instanceof CharSequence text && f.matches(text)) {
+      return Genes.of(f.parse(text), bits); // a string id: the gene of its number
+    }
+    return Genes.ofKey(value, bits);
   }
 
   /** The gene of a sharding value; {@code where} names the table and column in a message. */
@@ -251,11 +302,7 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
       throw new IllegalStateException(getType() + " was used before init(Properties)");
     }
     try {
-      GeneIdStringFormat f = strings;
-      if (f != null && value instanceof CharSequence text && f.matches(text)) {
-        return Genes.of(f.parse(text), bits); // a string id: the gene of its number
-      }
-      return Genes.ofKey(value, bits);
+      return geneOf(value, bits);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(getType() + ": cannot route " + where.get() + " = " + value + ": "
           + e.getMessage(), e);
@@ -276,15 +323,33 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
     }
   }
 
-  private String target(Collection<String> targets, long gene, Supplier<String> what) {
+  private @Nullable String target(Collection<String> targets, long gene, Supplier<String> what) {
     return checkedTargetOfIndex(targets, index(gene), what);
   }
 
-  private String checkedTargetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
+  /**
+   * The target of an index among {@code targets} when the checked set has one; {@code null} otherwise (then
+   * {@link #checkedTargetOfIndex} reports why, or the target is in another data source). Builds nothing.
+   */
+  private @Nullable String knownTarget(Collection<String> targets, int index) {
+    @Nullable String[] bySuffix = checked(targets).bySuffix();
+    return index >= 0 && index < bySuffix.length ? bySuffix[index] : null;
+  }
+
+  /**
+   * The target of an index among {@code targets}; {@code null} only when {@link #targetsSplitOverDataSources()}
+   * and the index's target is in another data source.
+   *
+   * @throws IllegalStateException naming {@code what}, the index and the targets, when none fits otherwise
+   */
+  private @Nullable String checkedTargetOfIndex(Collection<String> targets, int index, Supplier<String> what) {
     @Nullable String[] bySuffix = checked(targets).bySuffix();
     String found = index >= 0 && index < bySuffix.length ? bySuffix[index] : null;
     if (found != null) {
       return found;
+    }
+    if (targetsSplitOverDataSources()) {
+      return null; // the checked set has distinct suffixes below sharding-count: this index is elsewhere
     }
     try { // names the index and the targets
       return targetOfIndex(targets, index);

@@ -4,14 +4,18 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection;
 import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
 import org.apache.shardingsphere.infra.datanode.DataNode;
+import org.apache.shardingsphere.infra.expr.core.InlineExpressionParserFactory;
 import org.apache.shardingsphere.infra.metadata.database.ShardingSphereDatabase;
+import org.apache.shardingsphere.sharding.api.config.rule.ShardingAutoTableRuleConfiguration;
 import org.apache.shardingsphere.sharding.api.config.strategy.sharding.NoneShardingStrategyConfiguration;
 import org.apache.shardingsphere.sharding.api.config.strategy.sharding.ShardingStrategyConfiguration;
 import org.apache.shardingsphere.sharding.rule.ShardingRule;
@@ -41,7 +45,10 @@ import org.slf4j.LoggerFactory;
  * GeneShardingCheck.verify(dataSource);
  * }</pre>
  *
- * Tables routed by other algorithms are left alone.
+ * For an auto table routed by {@code GENE_MOD_AUTO} it also reports a {@code sharding-count} that leaves an
+ * {@code actualDataSources} entry without a table, or gives the data sources unequal numbers of tables.
+ *
+ * <p>Tables routed by other algorithms are left alone.
  */
 public final class GeneShardingCheck {
 
@@ -126,6 +133,10 @@ public final class GeneShardingCheck {
     if (!dbSimulable || !tableSimulable) {
       return; // the other level uses an algorithm we cannot reason about
     }
+    if (tableAlgorithm != null && tableAlgorithm.targetsSplitOverDataSources()) {
+      checkAutoTable(rule, table, tableAlgorithm, problems);
+      return;
+    }
     Set<String> targetProblems = new LinkedHashSet<>();
     if (dbAlgorithm != null) {
       targetProblems.addAll(dbAlgorithm.targetProblems(table.getActualDataSourceNames()));
@@ -174,6 +185,62 @@ public final class GeneShardingCheck {
     if (unreachable.isEmpty() && failures.isEmpty()) {
       LOG.debug("{}: every gene routes to a configured node and every node is reached", name);
     }
+  }
+
+  /**
+   * An auto table ({@code GENE_MOD_AUTO}): ShardingSphere made tables {@code _0 .. _<sharding-count - 1>}, table
+   * {@code i} in {@code actualDataSources[i % n]}. Every data source should hold as many tables, and every gene
+   * route to a table.
+   */
+  private static void checkAutoTable(ShardingRule rule, ShardingTable table, GeneShardingAlgorithm algorithm,
+      List<String> problems) {
+    String name = table.getLogicTable();
+    List<String> configured = autoTableDataSources(rule, name);
+    Map<String, Integer> tablesPerDataSource = new LinkedHashMap<>();
+    configured.forEach(ds -> tablesPerDataSource.put(ds, 0));
+    table.getActualDataNodes().forEach(n -> tablesPerDataSource.merge(n.getDataSourceName(), 1, Integer::sum));
+    int tables = table.getActualDataNodes().size();
+    int dataSources = tablesPerDataSource.size();
+    List<String> empty = tablesPerDataSource.entrySet().stream().filter(e -> e.getValue() == 0)
+        .map(Map.Entry::getKey).toList();
+    if (!empty.isEmpty()) {
+      problems.add(name + ": " + algorithm + " makes " + tables + " tables for the " + dataSources
+          + " actualDataSources " + tablesPerDataSource.keySet() + ", so " + empty + " hold none; give sharding-count"
+          + " a multiple of " + dataSources);
+    } else if (tables % dataSources != 0) {
+      problems.add(name + ": " + algorithm + " makes " + tables + " tables for the " + dataSources
+          + " actualDataSources, so they hold " + tablesPerDataSource + " tables and take rows unevenly; give"
+          + " sharding-count a multiple of " + dataSources);
+    }
+    List<String> names = table.getActualDataNodes().stream().map(DataNode::getTableName).toList();
+    algorithm.targetProblems(names).forEach(p -> problems.add(name + ": " + p));
+    Set<String> reached = new LinkedHashSet<>();
+    Set<String> failures = new LinkedHashSet<>();
+    for (long gene = 0; gene < 1L << algorithm.geneBits(); gene++) {
+      try {
+        reached.add(algorithm.targetOfGene(names, gene));
+      } catch (IllegalStateException e) {
+        failures.add(e.getMessage());
+      }
+    }
+    failures.forEach(f -> problems.add(name + ": " + f));
+    List<String> unreachable = table.getActualDataNodes().stream().filter(n -> !reached.contains(n.getTableName()))
+        .map(n -> n.getDataSourceName() + "." + n.getTableName()).toList();
+    if (!unreachable.isEmpty()) {
+      problems.add(name + ": no gene ever routes to " + unreachable + " (" + algorithm + ")");
+    }
+  }
+
+  /** The data sources an auto table was configured over: its actualDataSources, else every data source. */
+  private static List<String> autoTableDataSources(ShardingRule rule, String logicTable) {
+    for (ShardingAutoTableRuleConfiguration auto : rule.getConfiguration().getAutoTables()) {
+      if (auto.getLogicTable().equalsIgnoreCase(logicTable)) {
+        String expression = auto.getActualDataSources();
+        return expression == null || expression.isBlank() ? List.copyOf(rule.getDataSourceNames())
+            : InlineExpressionParserFactory.newInstance(expression).splitAndEvaluate();
+      }
+    }
+    return List.copyOf(rule.getDataSourceNames());
   }
 
   private static String describe(@Nullable GeneShardingAlgorithm algorithm) {

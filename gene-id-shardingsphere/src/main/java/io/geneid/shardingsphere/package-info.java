@@ -5,8 +5,11 @@
  *   <li>{@link io.geneid.shardingsphere.GeneSnowflakeKeyGenerateAlgorithm} — key generator type
  *       {@code GENE_SNOWFLAKE}: root rows spread over the genes, child rows inserted inside a
  *       {@link io.geneid.core.GeneContext} scope carry their parent's gene;
- *   <li>{@link io.geneid.shardingsphere.GeneModShardingAlgorithm} — sharding algorithm type {@code GENE_MOD}
- *       (standard, complex and hint): routes a value by its gene, so a child and its parent share a shard;
+ *   <li>{@link io.geneid.shardingsphere.GeneModAutoTableShardingAlgorithm} — sharding algorithm type
+ *       {@code GENE_MOD_AUTO} for {@code autoTables} (standard, complex and hint): routes a value by its gene, so a
+ *       child and its parent share a table;
+ *   <li>{@link io.geneid.shardingsphere.GeneModShardingAlgorithm} — sharding algorithm type {@code GENE_MOD}, the
+ *       same routing for {@code tables}, at the database and the table level;
  *   <li>{@link io.geneid.shardingsphere.GeneShardingCheck} — a start-up check of a sharded data source: every
  *       configured node reachable by some gene, generator and algorithms agreeing on the gene bits.
  * </ul>

@@ -51,6 +51,50 @@ final class Rules {
     }
   }
 
+  /**
+   * gene-id's auto-table setup: {@code autoTables} over {@code dataSources} (e.g. {@code ds_${0..1}}), t_order by a
+   * standard strategy on id, t_item by one complex strategy on id,order_id, one {@code algorithmType} algorithm
+   * ({@code GENE_MOD_AUTO}) with {@code algorithmProps} lines (continued lines indented by 8), GENE_SNOWFLAKE ids.
+   */
+  static String auto(String dataSources, String algorithmType, String algorithmProps) {
+    return """
+        databaseName: gene_auto
+        rules:
+        - !SHARDING
+          autoTables:
+            t_order:
+              actualDataSources: %1$s
+              shardingStrategy:
+                standard:
+                  shardingColumn: id
+                  shardingAlgorithmName: gene_auto
+              keyGenerateStrategy:
+                column: id
+                keyGeneratorName: ids
+            t_item:
+              actualDataSources: %1$s
+              shardingStrategy:
+                complex:
+                  shardingColumns: id,order_id
+                  shardingAlgorithmName: gene_auto
+              keyGenerateStrategy:
+                column: id
+                keyGeneratorName: ids
+          shardingAlgorithms:
+            gene_auto:
+              type: %2$s
+              props:
+                %3$s
+          keyGenerators:
+            ids:
+              type: GENE_SNOWFLAKE
+              props:
+                worker-id: 1
+        props:
+          sql-show: false
+        """.formatted(dataSources, algorithmType, algorithmProps);
+  }
+
   static String yaml(String keyGeneratorType, String keyGeneratorProps, String dbProps, String tableProps) {
     String keyProps = keyGeneratorProps.equals("{}") ? " {}" : "\n        " + keyGeneratorProps.replace("\n",
         "\n        ");

@@ -23,10 +23,18 @@ enum E2eRules {
   /** {@link #USUAL} with {@code SNOWFLAKE}'s {@code max-vibration-offset} = shards - 1 (its documented fix). */
   USUAL_VIBRATION("usual-vibration", "as usual, `SNOWFLAKE` with `max-vibration-offset` = shards - 1"),
   /**
-   * gene-id's recommended rules (README quick start 2): {@code GENE_SNOWFLAKE} keys, {@code GENE_MOD} on the order
-   * id, and on {@code id,order_id} (complex strategy) for items, whose ids carry their order's gene.
+   * gene-id's {@code tables} rules: {@code GENE_SNOWFLAKE} keys, {@code GENE_MOD} on the order id, and on
+   * {@code id,order_id} (complex strategy, at the database and at the table level) for items, whose ids carry their
+   * order's gene.
    */
   GENE("gene", "`GENE_SNOWFLAKE` keys; `GENE_MOD` on `t_order.id` and on `t_order_item.id,order_id` (complex)"),
+  /**
+   * gene-id's recommended rules (README quick start 2): {@code autoTables} with {@code GENE_SNOWFLAKE} keys,
+   * {@code GENE_MOD_AUTO} on the order id and on {@code id,order_id} (one complex strategy) for items:
+   * {@link #GENE}'s routing at one level, so ShardingSphere evaluates one complex strategy per statement, not two.
+   */
+  GENE_AUTO("gene-auto", "`GENE_SNOWFLAKE` keys; `autoTables`, `GENE_MOD_AUTO` on `t_order.id` and on"
+      + " `t_order_item.id,order_id` (complex)"),
   /**
    * gene-id's keys and {@code GENE_MOD}, items on a standard strategy on {@code order_id} alone: the usual setup's
    * routing shape with gene ids. A lookup of an item by its id alone then reads every table.
@@ -54,7 +62,7 @@ enum E2eRules {
 
   /** True when the key generator makes gene ids (items are then inserted inside their order's gene scope). */
   boolean gene() {
-    return this == GENE || this == GENE_STANDARD;
+    return this == GENE || this == GENE_AUTO || this == GENE_STANDARD;
   }
 
   /**
@@ -134,9 +142,10 @@ enum E2eRules {
    *
    * <p>The usual rule sets are {@code autoTables} with {@code MOD}, as ShardingSphere documents it ({@code MOD} is an
    * auto-table algorithm: ShardingSphere refuses it in {@code tables}); one table index = key % shards, the table
-   * {@code t_order_<i>} placed round-robin in {@code ds_<i % databases>}. The gene rule sets are {@code tables} with
-   * a database and a table strategy, as gene-id's README recommends ({@code GENE_MOD} is not an auto-table
-   * algorithm): database = gene % databases, table = gene % shards, over the same physical tables.
+   * {@code t_order_<i>} placed round-robin in {@code ds_<i % databases>}. {@code gene-auto} is the same with
+   * {@code GENE_MOD_AUTO} (table = gene % shards). {@code gene} and {@code gene-standard} are {@code tables} with a
+   * database and a table strategy ({@code GENE_MOD} is not an auto-table algorithm): database = gene % databases,
+   * table = gene % shards, over the same physical tables.
    */
   String yaml(Shape shape) {
     int shards = shape.shards();
@@ -144,25 +153,29 @@ enum E2eRules {
       case USUAL -> "      type: SNOWFLAKE\n";
       case USUAL_VIBRATION -> "      type: SNOWFLAKE\n      props:\n        max-vibration-offset: " + (shards - 1)
           + "\n";
-      case GENE, GENE_STANDARD -> "      type: GENE_SNOWFLAKE\n      props:\n        worker-id: \"1\"\n";
+      case GENE, GENE_AUTO, GENE_STANDARD -> "      type: GENE_SNOWFLAKE\n      props:\n        worker-id: \"1\"\n";
     };
     StringBuilder y = new StringBuilder();
     y.append("databaseName: gid_e2e\n");
     y.append("rules:\n- !SHARDING\n");
-    if (!gene()) {
+    if (!gene() || this == GENE_AUTO) {
       String sources = IntStream.range(0, shape.databases()).mapToObj(ds -> "ds_" + ds)
           .collect(Collectors.joining(","));
+      String itemStrategy = this == GENE_AUTO
+          ? "complex:\n          shardingColumns: id,order_id\n"
+          : "standard:\n          shardingColumn: order_id\n";
       y.append("  autoTables:\n");
       y.append("    t_order:\n      actualDataSources: ").append(sources).append('\n');
       y.append("      shardingStrategy:\n        standard:\n          shardingColumn: id\n"
           + "          shardingAlgorithmName: by_table\n");
       y.append("      keyGenerateStrategy:\n        column: id\n        keyGeneratorName: ids\n");
       y.append("    t_order_item:\n      actualDataSources: ").append(sources).append('\n');
-      y.append("      shardingStrategy:\n        standard:\n          shardingColumn: order_id\n"
-          + "          shardingAlgorithmName: by_table\n");
+      y.append("      shardingStrategy:\n        ").append(itemStrategy)
+          .append("          shardingAlgorithmName: by_table\n");
       y.append("      keyGenerateStrategy:\n        column: id\n        keyGeneratorName: ids\n");
       y.append("  shardingAlgorithms:\n");
-      y.append("    by_table:\n      type: MOD\n      props:\n        sharding-count: ").append(shards).append('\n');
+      y.append("    by_table:\n      type: ").append(this == GENE_AUTO ? "GENE_MOD_AUTO" : "MOD")
+          .append("\n      props:\n        sharding-count: ").append(shards).append('\n');
     } else {
       String itemStrategy = this == GENE
           ? "complex:\n          shardingColumns: id,order_id\n"

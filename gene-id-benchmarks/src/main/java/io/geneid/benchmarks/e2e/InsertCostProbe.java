@@ -20,7 +20,7 @@ import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFac
  *
  * <pre>
  *   java -cp ... io.geneid.benchmarks.e2e.InsertCostProbe [--db h2|mariadb|postgresql] [--shape 2x4]
- *       [--rules usual,gene,gene-standard] [--rounds 20] [--orders 500]
+ *       [--rules usual,gene,gene-auto,gene-standard] [--rounds 20] [--orders 500]
  * </pre>
  */
 public final class InsertCostProbe {
@@ -34,7 +34,8 @@ public final class InsertCostProbe {
   public static void main(String[] args) throws Exception {
     E2eDatabases.Server server = E2eDatabases.Server.H2;
     E2eRules.Shape shape = E2eRules.Shape.of("2x4");
-    List<E2eRules> rules = List.of(E2eRules.USUAL, E2eRules.GENE, E2eRules.GENE_STANDARD);
+    List<E2eRules> rules = List.of(E2eRules.USUAL, E2eRules.GENE, E2eRules.GENE_AUTO,
+        E2eRules.GENE_STANDARD);
     int rounds = 20;
     int orders = 500;
     for (int i = 0; i < args.length; i++) {
@@ -46,7 +47,8 @@ public final class InsertCostProbe {
         case "--rounds" -> rounds = Integer.parseInt(value);
         case "--orders" -> orders = Integer.parseInt(value);
         default -> throw new IllegalArgumentException("unknown argument " + args[i] + "; usage: [--db h2|mariadb|"
-            + "postgresql] [--shape 2x4] [--rules usual,gene,gene-standard] [--rounds 20] [--orders 500]");
+            + "postgresql] [--shape 2x4] [--rules usual,gene,gene-auto,gene-standard] [--rounds 20]"
+            + " [--orders 500]");
       }
       i++;
     }

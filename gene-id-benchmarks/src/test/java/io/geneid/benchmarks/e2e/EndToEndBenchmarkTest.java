@@ -65,6 +65,10 @@ class EndToEndBenchmarkTest {
         "type: GENE_SNOWFLAKE", "ds_1.t_order_item_7");
     assertThat(E2eRules.GENE_STANDARD.yaml(shape)).contains("shardingColumn: order_id")
         .doesNotContain("shardingColumns");
+    assertThat(E2eRules.GENE_AUTO.yaml(shape)).contains("autoTables:", "actualDataSources: ds_0,ds_1",
+        "type: GENE_MOD_AUTO", "sharding-count: 8", "shardingColumns: id,order_id", "type: GENE_SNOWFLAKE")
+        .doesNotContain("databaseStrategy", "actualDataNodes");
+    assertThat(E2eRules.GENE_AUTO.gene()).isTrue();
   }
 
   @Test
@@ -72,7 +76,7 @@ class EndToEndBenchmarkTest {
     assertThatThrownBy(() -> E2eRules.Shape.of("2by4")).hasMessage(
         "a shape must be <databases>x<tables per database>, e.g. 2x4, but was 2by4");
     assertThatThrownBy(() -> E2eRules.of("inline")).hasMessage(
-        "rule set must be one of [usual, usual-vibration, gene, gene-standard] but was inline");
+        "rule set must be one of [usual, usual-vibration, gene, gene-auto, gene-standard] but was inline");
     assertThatThrownBy(() -> EndToEndBenchmark.Settings.parse("--db", "oracle")).hasMessage(
         "--db must be mariadb, postgresql or h2 but was oracle");
     assertThatThrownBy(() -> EndToEndBenchmark.Settings.parse("--repetitions", "0")).hasMessage(

@@ -62,10 +62,8 @@ class LeasedEndToEndTest {
     Path sharding = Files.writeString(dir.resolve("sharding.yaml"), m.group(1).replace("3306/shop_", "3306/" + run + "_"));
     for (int d = 0; d < 2; d++) {
       execute(ROOT + "test", "CREATE DATABASE " + run + "_" + d);
-      for (String statement : m.group(2).split(";")) {
-        if (!statement.isBlank()) {
-          execute(ROOT + run + "_" + d, statement);
-        }
+      for (String statement : ddlFor(m.group(2), d)) {
+        execute(ROOT + run + "_" + d, statement);
       }
     }
     List<String> args = new ArrayList<>(List.of(
@@ -113,10 +111,8 @@ class LeasedEndToEndTest {
           all.addAll(f.get());
         }
         Map<String, Set<Long>> stored = new HashMap<>();
-        for (int d = 0; d < 2; d++) {
-          for (int t = 0; t < 2; t++) {
-            stored.put(run + "_" + d + ".t_order_item_" + t, ids(run + "_" + d, "t_order_item_" + t));
-          }
+        for (int t = 0; t < 4; t++) { // GENE_MOD_AUTO, sharding-count 4: table t in data source t % 2
+          stored.put(run + "_" + t % 2 + ".t_order_item_" + t, ids(run + "_" + t % 2, "t_order_item_" + t));
         }
         Set<Long> itemIds = new HashSet<>();
         Set<Long> orderIds = new HashSet<>();
@@ -128,8 +124,8 @@ class LeasedEndToEndTest {
           GeneIdParts parts = generator.layout().decode(item.getId());
           assertThat(parts.workerId()).as("the item id carries the leased worker id").isEqualTo(workerId);
           assertThat(parts.gene()).as("the item id carries its order's gene").isEqualTo(item.getOrderId() & 63);
-          long gene = item.getOrderId() & 63;
-          String node = run + "_" + gene % 2 + ".t_order_item_" + gene / 2 % 2;
+          long table = (item.getOrderId() & 63) % 4;
+          String node = run + "_" + table % 2 + ".t_order_item_" + table;
           assertThat(stored.get(node)).as("item %s in its order's node %s", item.getId(), node)
               .contains(item.getId());
         }
@@ -177,5 +173,23 @@ class LeasedEndToEndTest {
       }
     }
     return ids;
+  }
+
+  /**
+   * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
+   * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
+   */
+  private static List<String> ddlFor(String ddl, int d) {
+    List<String> statements = new ArrayList<>();
+    boolean sections = ddl.contains("-- in shop_");
+    boolean mine = !sections;
+    for (String line : ddl.split("\n")) {
+      if (line.startsWith("-- in shop_")) {
+        mine = line.trim().equals("-- in shop_" + d);
+      } else if (mine && !line.isBlank()) {
+        statements.add(line.trim().replaceAll(";$", ""));
+      }
+    }
+    return statements;
   }
 }

@@ -14,6 +14,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
@@ -50,10 +51,8 @@ class ReadmeQuickStartTest {
     Path shardingFile = Files.writeString(dir.resolve("sharding.yaml"), sharding);
     for (int d = 0; d < 2; d++) {
       execute(ROOT + "test", "CREATE DATABASE " + run + "_" + d);
-      for (String statement : m.group(3).split(";")) {
-        if (!statement.isBlank()) {
-          execute(ROOT + run + "_" + d, statement);
-        }
+      for (String statement : ddlFor(m.group(3), d)) {
+        execute(ROOT + run + "_" + d, statement);
       }
     }
     try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ShardingTestApplication.class)
@@ -67,8 +66,8 @@ class ReadmeQuickStartTest {
       items.insert(new OrderItem(order.getId(), "book"));
       List<OrderItem> found = items.selectList(new QueryWrapper<OrderItem>().eq("order_id", order.getId()));
       assertThat(found).extracting(OrderItem::getSku).containsExactly("book");
-      long gene = order.getId() & 63;
-      String node = run + "_" + gene % 2 + ".t_order_item_" + gene / 2 % 2;
+      long table = (order.getId() & 63) % 4; // GENE_MOD_AUTO, sharding-count 4: table i in data source i % 2
+      String node = run + "_" + table % 2 + ".t_order_item_" + table;
       assertThat(count(node, found.get(0).getId())).as("the item in its order's node %s", node).isEqualTo(1);
     } finally {
       execute(ROOT + "test", "DROP DATABASE IF EXISTS " + run + "_0");
@@ -90,5 +89,23 @@ class ReadmeQuickStartTest {
       rs.next();
       return rs.getInt(1);
     }
+  }
+
+  /**
+   * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
+   * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
+   */
+  private static List<String> ddlFor(String ddl, int d) {
+    List<String> statements = new ArrayList<>();
+    boolean sections = ddl.contains("-- in shop_");
+    boolean mine = !sections;
+    for (String line : ddl.split("\n")) {
+      if (line.startsWith("-- in shop_")) {
+        mine = line.trim().equals("-- in shop_" + d);
+      } else if (mine && !line.isBlank()) {
+        statements.add(line.trim().replaceAll(";$", ""));
+      }
+    }
+    return statements;
   }
 }

@@ -65,10 +65,10 @@ class ShardingSphereMybatisPlusTest {
 
   /** A physical node: database index and table index. */
   record Node(int database, int table) {
-    /** GENE_MOD of gene-id-sharding.yaml: database gene % 2, table (gene / 2) % 2. */
+    /** GENE_MOD_AUTO of gene-id-sharding.yaml: table gene % 4, in data source table % 2 (auto tables). */
     static Node of(long id) {
-      long gene = id & 63; // 6 gene bits
-      return new Node((int) (gene % 2), (int) (gene / 2 % 2));
+      long table = (id & 63) % 4; // 6 gene bits
+      return new Node((int) (table % 2), (int) table);
     }
   }
 
@@ -115,7 +115,7 @@ class ShardingSphereMybatisPlusTest {
   void empty() throws SQLException {
     for (int d = 0; d < 2; d++) {
       try (Connection c = physical(d); Statement s = c.createStatement()) {
-        for (int t = 0; t < 2; t++) {
+        for (int t = d; t < 4; t += 2) { // ShardingSphere placed table t in ds_(t % 2)
           s.execute("DELETE FROM t_order_" + t);
           s.execute("DELETE FROM t_order_item_" + t);
         }
@@ -150,7 +150,7 @@ class ShardingSphereMybatisPlusTest {
     Set<Node> used = new HashSet<>();
     for (int d = 0; d < 2; d++) {
       try (Connection c = physical(d); Statement s = c.createStatement()) {
-        for (int t = 0; t < 2; t++) {
+        for (int t = d; t < 4; t += 2) {
           Node node = new Node(d, t);
           try (ResultSet rs = s.executeQuery("SELECT id FROM t_order_" + t)) {
             while (rs.next()) {
@@ -169,7 +169,7 @@ class ShardingSphereMybatisPlusTest {
     }
     assertThat(orderNode).hasSize(expectedOrders);
     assertThat(itemNode).hasSize(expectedItems);
-    assertThat(used).as("spread order ids reach all 2 x 2 nodes").hasSize(4);
+    assertThat(used).as("spread order ids reach all 4 tables").hasSize(4);
     orderNode.forEach((id, node) -> assertThat(node).as("order %d", id).isEqualTo(Node.of(id)));
     itemNode.forEach((id, node) -> {
       long orderId = itemOrder.get(id);
