@@ -126,8 +126,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private final ExecutorService executor;
 
   /**
-   * Guards every change of {@link #tail}, {@link #pending} and the fields below them, and the first
-   * {@link #current}; a caller moves {@link #current} to the next segment without it.
+   * Guards every change of {@link #fs} (but its volatile fields are read without it), {@link #prefetchDepth}, and
+   * the first {@link #current}; a caller moves {@link #current} to the next segment without it.
    */
   private final ReentrantLock lock = new ReentrantLock();
   /**
@@ -135,8 +135,6 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
    * that finds it used up moves it to its successor by compare-and-set.
    */
   private volatile @Nullable Buffer current;
-  /** The last segment fetched, the end of the chain (appended to under the lock); null before the first. */
-  private volatile @Nullable Buffer tail;
   /** How many segments to keep fetched ahead (guarded by lock; read without it). */
   private volatile int prefetchDepth = 1;
   /** The most {@link #prefetchDepth} may grow to. */
@@ -145,18 +143,11 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private final int threadBlock;
   /** Per thread {@code [next, last]} of its block; null without thread blocks. */
   private final @Nullable ThreadLocal<long[]> blocks;
-  /** The fetch in flight, or null. At most one fetch is awaited at a time; abandoned ones may still run. */
-  private volatile @Nullable Fetch pending;
-  /** The store's last error while it has not succeeded since, or null. */
-  private volatile @Nullable Throwable lastStoreError;
-  /** No background prefetch before this clock reading (after a failed one). */
-  private volatile long prefetchRetryAtMillis;
-  /** The step of the last fetch. */
-  private volatile long step;
-  /** The highest value any fetched segment reached (guarded by lock). */
-  private long highestEnd;
-  /** Set once the store hands out values too large for the id: values only grow, so this is final. */
-  private volatile @Nullable GeneIdException ranOut;
+  /**
+   * What the background thread changes at every fetch, on cache lines of its own: every id reads {@link #current},
+   * {@link #closed} and their neighbours, which would otherwise miss in the cache after each of its writes.
+   */
+  private final FetchState fs = new FetchState();
   private volatile boolean closed;
 
   private GeneSegmentGenerator(Builder b, SegmentSettings settings) {
@@ -172,7 +163,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     this.prefetchRetryMillis = settings.prefetchRetry().toMillis();
     this.fetchTimeoutNanos = settings.fetchTimeout().toNanos();
     this.clock = b.clock;
-    this.step = minStep;
+    fs.step = minStep;
     this.maxPrefetchDepth = b.maxPrefetchDepth;
     this.threadBlock = settings.threadBlock();
     this.blocks = threadBlock == 0 ? null : ThreadLocal.withInitial(() -> new long[] {1, 0});
@@ -407,18 +398,18 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
    * a depth of 64 it is woken once per 32 segments, not once per segment.
    */
   private boolean lowOnReady(Buffer b) {
-    return readyAfter(b) <= prefetchDepth >> 1 && pending == null;
+    return readyAfter(b) <= prefetchDepth >> 1 && fs.pending == null;
   }
 
   /** Segments fetched after {@code b}. */
   private long readyAfter(Buffer b) {
-    Buffer t = tail;
+    Buffer t = fs.tail;
     return t == null ? 0 : t.ordinal - b.ordinal;
   }
 
   /** Starts fetching the segment after {@code b} in the background, unless that is under way or backing off. */
   private void prefetch(Buffer b) {
-    if (ranOut != null || lastStoreError != null && clock.currentTimeMillis() < prefetchRetryAtMillis) {
+    if (fs.ranOut != null || fs.lastStoreError != null && clock.currentTimeMillis() < fs.prefetchRetryAtMillis) {
       return;
     }
     if (!lock.tryLock()) {
@@ -447,11 +438,11 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       if (current != b || closed || switchFrom(b)) {
         return; // another thread switched already, a segment came meanwhile, or takeValue reports the closing
       }
-      GeneIdException overflow = ranOut;
+      GeneIdException overflow = fs.ranOut;
       if (overflow != null) {
         throw new GeneIdException(overflow.getMessage(), overflow);
       }
-      Fetch inFlight = pending;
+      Fetch inFlight = fs.pending;
       if (inFlight != null && System.nanoTime() - inFlight.deadlineNanos >= 0) {
         abandon(inFlight); // it hung past its timeout: its answer, if it ever comes, is a gap
         inFlight = null;
@@ -485,8 +476,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
 
   /** Gives up a fetch that outlived its timeout (under the lock): its late answer will be dropped. */
   private void abandon(Fetch fetch) {
-    if (pending == fetch) {
-      pending = null;
+    if (fs.pending == fetch) {
+      fs.pending = null;
     }
     if (!fetch.abandoned) {
       fetch.abandoned = true;
@@ -541,8 +532,8 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   /** Submits a fetch of {@code requestedStep} values on a background thread (under the lock). */
   private Fetch startFetch(long requestedStep) {
     Fetch fetch = new Fetch(System.nanoTime() + fetchTimeoutNanos, requestedStep);
-    pending = fetch;
-    step = requestedStep;
+    fs.pending = fetch;
+    fs.step = requestedStep;
     executor.execute(() -> fetch(fetch));
     return fetch;
   }
@@ -583,37 +574,37 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
         }
         return null; // whoever waited for it was told; the next fetch has started or will
       }
-      pending = null;
+      fs.pending = null;
       if (segment != null) {
-        if (segment.start() <= highestEnd) {
+        if (segment.start() <= fs.highestEnd) {
           error = new SegmentRefusedException("the segment store " + store + " handed out " + segment
               + " for tag '" + bizTag + "', which is not above the highest value already handed out ("
-              + highestEnd + "): the store lost or reset its counter, refusing the segment so that no id is "
+              + fs.highestEnd + "): the store lost or reset its counter, refusing the segment so that no id is "
               + "issued twice");
         } else if (segment.start() > maxValue) {
           SegmentRefusedException overflow = new SegmentRefusedException("values of tag '" + bizTag
               + "' ran out: with geneBits " + geneBits + " a value must be at most " + maxValue + " (63 - "
               + geneBits + " bits) but the segment store " + store + " handed out " + segment);
-          ranOut = overflow;
+          fs.ranOut = overflow;
           error = overflow;
         } else {
-          highestEnd = segment.endInclusive();
-          Buffer last = tail;
+          fs.highestEnd = segment.endInclusive();
+          Buffer last = fs.tail;
           buffer = new Buffer(segment.start(), Math.min(segment.endInclusive(), maxValue), prefetchRatio,
               last == null ? 0 : last.ordinal + 1);
           if (last != null) {
             last.next = buffer;
           }
-          tail = buffer;
-          if (lastStoreError != null) {
-            lastStoreError = null;
+          fs.tail = buffer;
+          if (fs.lastStoreError != null) {
+            fs.lastStoreError = null;
           }
           following = following();
         }
       }
       if (error != null) {
-        lastStoreError = error;
-        prefetchRetryAtMillis = clock.currentTimeMillis() + prefetchRetryMillis;
+        fs.lastStoreError = error;
+        fs.prefetchRetryAtMillis = clock.currentTimeMillis() + prefetchRetryMillis;
       }
     } finally {
       lock.unlock();
@@ -638,13 +629,13 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
    */
   private @Nullable Fetch following() {
     Buffer c = current;
-    if (closed || c == null || pending != null || readyAfter(c) >= prefetchDepth
+    if (closed || c == null || fs.pending != null || readyAfter(c) >= prefetchDepth
         || readyAfter(c) <= 1 && c.used() <= c.prefetchAt - c.start) {
       return null; // (the first segment is made current after its fetch ends: no eager second fetch at start)
     }
-    step = adaptStep(c);
-    Fetch next = new Fetch(System.nanoTime() + fetchTimeoutNanos, step);
-    pending = next;
+    fs.step = adaptStep(c);
+    Fetch next = new Fetch(System.nanoTime() + fetchTimeoutNanos, fs.step);
+    fs.pending = next;
     return next;
   }
 
@@ -656,7 +647,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   private long adaptStep(Buffer b) {
     long used = b.used();
     long elapsed = clock.currentTimeMillis() - b.activatedAtMillis;
-    long previous = step;
+    long previous = fs.step;
     long wanted;
     if (used <= 0) {
       wanted = previous;
@@ -698,7 +689,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     await(first, "could not start the GeneSegmentGenerator of tag '" + bizTag + "': ");
     lock.lock();
     try {
-      Buffer fetched = tail;
+      Buffer fetched = fs.tail;
       if (fetched == null) {
         throw new IllegalStateException("the first segment of tag '" + bizTag + "' was fetched but is not ready");
       }
@@ -739,7 +730,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   /** A snapshot of the buffers, for health checks and metrics. */
   public Status status() {
     Buffer c = current;
-    return new Status(bizTag, step, remaining(), c != null && c.next != null, lastStoreError);
+    return new Status(bizTag, fs.step, remaining(), c != null && c.next != null, fs.lastStoreError);
   }
 
   @Override
@@ -760,6 +751,36 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
    */
   public record Status(String bizTag, long step, long remaining, boolean nextReady,
       @Nullable Throwable lastStoreError) {}
+
+  /** Padding before {@link FetchState}'s fields. */
+  @SuppressWarnings("unused")
+  private abstract static class FetchStatePadding {
+    long p0, p1, p2, p3, p4, p5, p6, p7;
+  }
+
+  /** The fields of {@link FetchState} (guarded by the generator's lock unless said otherwise). */
+  private abstract static class FetchStateFields extends FetchStatePadding {
+    /** The last segment fetched, the end of the chain (appended to under the lock); null before the first. */
+    volatile @Nullable Buffer tail;
+    /** The fetch in flight, or null. At most one fetch is awaited at a time; abandoned ones may still run. */
+    volatile @Nullable Fetch pending;
+    /** The store's last error while it has not succeeded since, or null. */
+    volatile @Nullable Throwable lastStoreError;
+    /** No background prefetch before this clock reading (after a failed one). */
+    volatile long prefetchRetryAtMillis;
+    /** The step of the last fetch. */
+    volatile long step;
+    /** The highest value any fetched segment reached (guarded by lock). */
+    long highestEnd;
+    /** Set once the store hands out values too large for the id: values only grow, so this is final. */
+    volatile @Nullable GeneIdException ranOut;
+  }
+
+  /** {@link FetchStateFields} with padding after them: nothing else shares their cache lines. */
+  @SuppressWarnings("unused")
+  private static final class FetchState extends FetchStateFields {
+    long q0, q1, q2, q3, q4, q5, q6, q7;
+  }
 
   /** One segment being used: values are taken by incrementing {@link #cursor}. */
   private static final class Buffer {
