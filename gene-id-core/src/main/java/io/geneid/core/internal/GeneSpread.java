@@ -67,8 +67,11 @@ public final class GeneSpread {
   private final int geneBits;
   /** log2 of the most lanes: {@code min(2, G - 1)}, 0 for G below 2. */
   private final int maxLaneBits;
-  /** Per slot: {@code System.nanoTime() | 1} of the latest cycle start of its thread, 0 for never. */
-  private final AtomicLongArray cycleStarts = new AtomicLongArray(SLOTS * SLOT_STRIDE);
+  /**
+   * Per slot: {@code System.nanoTime() | 1} of the latest cycle start of its thread, 0 for never; slot {@code s} at
+   * {@code (s + 1) * SLOT_STRIDE}, so that the array's header (read by every access) shares no line with a slot.
+   */
+  private final AtomicLongArray cycleStarts = new AtomicLongArray((SLOTS + 1) * SLOT_STRIDE);
   private final AtomicInteger walkers = new AtomicInteger();
   private final ThreadLocal<Walk> walks = ThreadLocal.withInitial(() -> new Walk(walkers.getAndIncrement()));
 
@@ -158,14 +161,14 @@ public final class GeneSpread {
    */
   int laneFor(int slot, long now) {
     now |= 1L;
-    cycleStarts.set(slot * SLOT_STRIDE, now);
+    cycleStarts.set((slot + 1) * SLOT_STRIDE, now);
     if (maxLaneBits == 0) {
       return 0;
     }
     int hot = 0;
     int rank = 0;
     for (int s = 0; s < SLOTS; s++) {
-      long started = cycleStarts.get(s * SLOT_STRIDE);
+      long started = cycleStarts.get((s + 1) * SLOT_STRIDE);
       if (started != 0L && now - started < HOT_NANOS) {
         hot++;
         if (s < slot) {

@@ -161,7 +161,8 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
     this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : MIN_STRIDE_SHIFT;
     this.spread = new GeneSpread(geneBits);
-    this.states = new AtomicLongArray((int) layout.geneCount() << strideShift);
+    // one unused stride first: the array's header (its length, read by every access) shares no line with a gene
+    this.states = new AtomicLongArray((int) (layout.geneCount() + 1) << strideShift);
     this.clockWatch = new ClockWatch(clock, epochMillis);
     this.recentClock = clock == GeneClock.system();
     long floor = Long.MIN_VALUE;
@@ -293,7 +294,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
    * rest of one millisecond's sequence at most. Writes them to {@code into[from ..]} and returns how many.
    */
   private int reserve(int gene, long[] into, int from, int want) {
-    final int slot = gene << strideShift;
+    final int slot = (gene + 1) << strideShift;
     long waitStart = 0L;
     for (;;) {
       long current = states.get(slot);
@@ -317,7 +318,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   }
 
   private long issue(int gene) {
-    final int slot = gene << strideShift;
+    final int slot = (gene + 1) << strideShift;
     if (recentClock) {
       long current = states.get(slot);
       long next = nextAtRecent(current, RecentMillis.read() - epochMillis);
@@ -476,7 +477,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
    */
   public Instant highWaterMark() {
     long max = 0L;
-    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+    for (int i = 1 << strideShift, n = states.length(); i < n; i += 1 << strideShift) {
       max = Math.max(max, states.get(i) >>> sequenceBits);
     }
     return Instant.ofEpochMilli(epochMillis + max);
@@ -489,7 +490,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
       return;
     }
     long floor = (millis << sequenceBits) | sequenceMask;
-    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+    for (int i = 1 << strideShift, n = states.length(); i < n; i += 1 << strideShift) {
       for (long current = states.get(i); current < floor; current = states.get(i)) {
         // the floor reads as a full millisecond of ids that were never issued: take them off the count first
         long notIssued = (current & sequenceMask) - sequenceMask;
@@ -515,7 +516,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     long now = clock.currentTimeMillis() - epochMillis;
     long issued = 0L;
     long ahead = 0L;
-    for (int i = 0, n = states.length(); i < n; i += 1 << strideShift) {
+    for (int i = 1 << strideShift, n = states.length(); i < n; i += 1 << strideShift) {
       // the count before the state: a gene leaving a millisecond in between is missed now, never counted twice
       long finished = states.get(i + 1);
       long state = states.get(i);
