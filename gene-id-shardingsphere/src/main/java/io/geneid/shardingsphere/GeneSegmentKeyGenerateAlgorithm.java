@@ -256,11 +256,12 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     GeneSegmentGenerator ids = generatorFor(tag(context));
     if (settings().bizTag() == null) {
       // the tag is the table: the tag's own counter (its values' low bits) balances the table over all threads
-      return GeneSnowflakeKeyGenerateAlgorithm.keys(count, settings().strings(), ids::nextIds);
+      return GeneSnowflakeKeyGenerateAlgorithm.keys(count, settings().strings(), ids::nextId, ids::nextIds);
     }
     // tables sharing a biz-tag share its counter: each table takes its genes from a spread of its own
     GeneSpread spread = spreads.spreadFor(context, ids.geneBits());
-    return GeneSnowflakeKeyGenerateAlgorithm.keys(count, settings().strings(), n -> spread.nextIds(ids, n));
+    return GeneSnowflakeKeyGenerateAlgorithm.keys(count, settings().strings(), () -> spread.nextId(ids),
+        n -> spread.nextIds(ids, n));
   }
 
   private String tag(@Nullable AlgorithmSQLContext context) {

@@ -14,6 +14,7 @@ import io.geneid.core.settings.SettingsReader;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
+import java.util.function.LongSupplier;
 import java.util.Properties;
 import org.apache.shardingsphere.infra.algorithm.core.context.AlgorithmSQLContext;
 import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
@@ -207,15 +208,20 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   public Collection<? extends Comparable<?>> generateKeys(AlgorithmSQLContext context, int count) {
     GeneIdGenerator ids = generatorInstance();
     GeneSpread spread = spreads.spreadFor(context, ids.geneBits());
-    return keys(count, settings().strings(), n -> spread.nextIds(ids, n));
+    return keys(count, settings().strings(), () -> spread.nextId(ids), n -> spread.nextIds(ids, n));
   }
 
   /**
-   * {@code count} keys from batches of at most {@link GeneIdGenerator#MAX_BATCH} ids: the ids as {@link Long}s, or
-   * as strings of {@code strings}.
+   * {@code count} keys: one from {@code one} (a single-row INSERT, the common case, allocates only the key and its
+   * list), else from batches of at most {@link GeneIdGenerator#MAX_BATCH} ids; as {@link Long}s, or as strings of
+   * {@code strings}.
    */
-  static List<Comparable<?>> keys(int count, @Nullable GeneIdStringFormat strings,
+  static List<Comparable<?>> keys(int count, @Nullable GeneIdStringFormat strings, LongSupplier one,
       java.util.function.IntFunction<long[]> batch) {
+    if (count == 1) {
+      long id = one.getAsLong();
+      return List.of(strings == null ? (Comparable<?>) id : strings.format(id));
+    }
     List<Comparable<?>> result = new ArrayList<>(count);
     for (int left = count; left > 0; ) {
       int n = Math.min(left, GeneIdGenerator.MAX_BATCH);
