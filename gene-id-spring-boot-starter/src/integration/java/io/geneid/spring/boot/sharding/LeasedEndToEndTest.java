@@ -62,7 +62,7 @@ class LeasedEndToEndTest {
     Path sharding = Files.writeString(dir.resolve("sharding.yaml"), m.group(1).replace("3306/shop_", "3306/" + run + "_"));
     for (int d = 0; d < 2; d++) {
       execute(ROOT + "test", "CREATE DATABASE " + run + "_" + d);
-      for (String statement : ddlFor(m.group(2), d)) {
+      for (String statement : ReadmeQuickStartTest.ddlFor(m.group(2), d)) {
         execute(ROOT + run + "_" + d, statement);
       }
     }
@@ -173,23 +173,5 @@ class LeasedEndToEndTest {
       }
     }
     return ids;
-  }
-
-  /**
-   * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
-   * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
-   */
-  private static List<String> ddlFor(String ddl, int d) {
-    List<String> statements = new ArrayList<>();
-    boolean sections = ddl.contains("-- in shop_");
-    boolean mine = !sections;
-    for (String line : ddl.split("\n")) {
-      if (line.startsWith("-- in shop_")) {
-        mine = line.trim().equals("-- in shop_" + d);
-      } else if (mine && !line.isBlank()) {
-        statements.add(line.trim().replaceAll(";$", ""));
-      }
-    }
-    return statements;
   }
 }

@@ -95,7 +95,7 @@ class ReadmeQuickStartTest {
    * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
    * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
    */
-  private static List<String> ddlFor(String ddl, int d) {
+  static List<String> ddlFor(String ddl, int d) {
     List<String> statements = new ArrayList<>();
     boolean sections = ddl.contains("-- in shop_");
     boolean mine = !sections;
