@@ -11,6 +11,7 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.sentinel.api.StatefulRedisSentinelConnection;
@@ -64,10 +65,7 @@ public final class PrivateSentinel implements AutoCloseable {
         s.processes.start(port, List.of(conf.toString(), "--sentinel"));
         s.sentinels.add(port);
       }
-      for (int port : s.sentinels) {
-        RedisProcesses.await(() -> !s.sentinel(port).replicas(MASTER).isEmpty(), Duration.ofSeconds(15),
-            "sentinel " + port + " to see the replica");
-      }
+      s.awaitHealthyReplica(replica, Duration.ofSeconds(30));
       return s;
     } catch (IOException e) {
       s.close();
@@ -149,9 +147,22 @@ public final class PrivateSentinel implements AutoCloseable {
   /** {@code SENTINEL FAILOVER gid} on the first sentinel; returns the master port before it. */
   public int failover() {
     int before = masterPort();
-    sentinel(sentinels.get(0)).failover(MASTER);
+    awaitHealthyReplica(other(before), Duration.ofSeconds(30));
+    RedisProcesses.await(() -> {
+      try {
+        sentinel(sentinels.get(0)).failover(MASTER);
+        return true;
+      } catch (RedisCommandExecutionException e) {
+        // NOGOODSLAVE: this sentinel's view of the replica (its last INFO, its link) is not fresh enough yet
+        if (String.valueOf(e.getMessage()).startsWith("NOGOODSLAVE")) {
+          return false;
+        }
+        throw e;
+      }
+    }, Duration.ofSeconds(15), "sentinel " + sentinels.get(0) + " to accept SENTINEL FAILOVER");
     return before;
   }
+
 
   /** Waits until every sentinel names a master other than {@code port} and that server says it is a master. */
   public int awaitMasterOtherThan(int port, Duration timeout) {
@@ -181,8 +192,10 @@ public final class PrivateSentinel implements AutoCloseable {
       for (int s : sentinels) {
         boolean healthy = false;
         for (Map<String, String> r : sentinel(s).replicas(MASTER)) {
+          // a replica the sentinel has had no INFO from lately is one it will not promote (NOGOODSLAVE)
           if (String.valueOf(port).equals(r.get("port")) && !r.getOrDefault("flags", "").contains("down")
-              && !r.getOrDefault("flags", "").contains("disconnected")) {
+              && !r.getOrDefault("flags", "").contains("disconnected") && "ok".equals(r.get("master-link-status"))
+              && Long.parseLong(r.getOrDefault("info-refresh", "" + Long.MAX_VALUE)) < 20_000) {
             healthy = true;
           }
         }
