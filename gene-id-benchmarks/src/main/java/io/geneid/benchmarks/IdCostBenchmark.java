@@ -91,7 +91,7 @@ public class IdCostBenchmark {
     return GeneClock.system().currentTimeMillis();
   }
 
-  /** The scope lookup: one thread-local read outside every {@code GeneContext} scope. */
+  /** The scope lookup outside every {@code GeneContext} scope: no thread-local read until a scope is first opened. */
   @Benchmark
   public @Nullable Object partScopeLookup() {
     return ParentKeys.next();

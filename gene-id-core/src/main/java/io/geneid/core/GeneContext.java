@@ -43,16 +43,25 @@ import org.jspecify.annotations.Nullable;
  *       coroutine that resumed elsewhere), it also ends on the opening thread, and throws naming both threads.
  *       Closed out of order, it ends and throws; the scopes inside it stay open until they are closed.
  * </ul>
- * Outside every scope, {@code nextId()} costs one thread-local read more than an id with an explicit gene.
+ * Outside every scope, {@code nextId()} costs one thread-local read more than an id with an explicit gene (none
+ * until a scope is first opened in the JVM).
  */
 public final class GeneContext {
 
   private static final ThreadLocal<@Nullable Scope> CURRENT = new ThreadLocal<>();
+  /**
+   * Set before the first scope is put on any thread's {@link #CURRENT}; until then {@code nextId()} does not read the
+   * thread-local. Not volatile: a thread reads a scope of its own only after it has set this itself.
+   */
+  private static boolean used;
 
   static {
     ParentKeys.install(new ParentKeys.Access() {
       @Override
       public @Nullable Object peek() {
+        if (!used) {
+          return null; // no scope was ever opened in this JVM: not even a thread-local read
+        }
         Scope scope = CURRENT.get();
         if (scope == null) {
           return null; // outside every scope: one thread-local read
@@ -259,6 +268,7 @@ public final class GeneContext {
     if (scope == null) {
       CURRENT.remove();
     } else {
+      used = true;
       CURRENT.set(scope);
     }
   }
@@ -276,6 +286,7 @@ public final class GeneContext {
 
   private static Scope open(Scope scope) {
     scope.outer = current0();
+    used = true;
     CURRENT.set(scope);
     return scope;
   }
