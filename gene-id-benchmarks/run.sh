@@ -6,14 +6,14 @@
 #                                        # nothing; writes to gene-id-benchmarks/target/, labelled SMOKE RUN
 #
 # Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
-# run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads (2
-# threads in FORKS_2T forks), then on the ShardingSphere end-to-end benchmarks at 1 thread, each writing its raw JSON
+# run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads (generators
+# in FORKS forks, costs at 2 threads too), then on the ShardingSphere end-to-end benchmarks at 1 thread, each writing its raw JSON
 # (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures). The end-to-end
 # runs on MariaDB, PostgreSQL and H2 are a separate command, gene-id-benchmarks/e2e.sh; the report keeps their
 # tables (results/e2e-*.md) in its last section.
 #
-# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), FORKS_2T (forks of the
-# 2-thread runs, default 3), GENERATORS, COSTS and E2E (JMH include regexes), RESULTS (results directory), REPORT
+# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), FORKS (forks of the
+# generator runs at 1 and 2 threads and of the 2-thread cost runs, default 3), GENERATORS, COSTS and E2E (JMH include regexes), RESULTS (results directory), REPORT
 # (markdown file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -24,17 +24,17 @@ if [ "${SMOKE:-0}" = 1 ]; then
   RESULTS=${RESULTS:-$MODULE/target/smoke-results}
   REPORT=${REPORT:-$MODULE/target/BENCHMARKS-smoke.md}
   REPORT_FLAGS=--smoke
-  FORKS_2T=${FORKS_2T:-1}
+  FORKS=${FORKS:-1}
 else
   # 2 x 1 s warm-up + 5 x 1 s measured per benchmark and fork: 5 iterations give JMH's 99.9% error bars. 25 generator
-  # benchmarks (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 5 x 2 steps) and 7 cost
-  # benchmarks, each in 1 fork at 1 thread and 3 at 2 threads, + 4 end-to-end runs, ~9 s a fork: ~33 minutes of JMH
-  # after a ~1 minute build.
+  # benchmarks (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 5 x 2 steps) in 3 forks
+  # at 1 and at 2 threads, 7 cost benchmarks in 1 fork at 1 thread and 3 at 2 threads, + 4 end-to-end runs, ~9 s a
+  # fork: ~40 minutes of JMH after a ~1 minute build.
   JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 2 -w 1s -i 5 -r 1s"}
   RESULTS=${RESULTS:-$MODULE/results}
   REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
   REPORT_FLAGS=
-  FORKS_2T=${FORKS_2T:-3}
+  FORKS=${FORKS:-3}
 fi
 COSTS=${COSTS:-'^io\.geneid\.benchmarks\.IdCostBenchmark\.'}
 GENERATORS=${GENERATORS:-'^io\.geneid\.benchmarks\.(GeneSnowflake|PublishedGene|Peer|Segment)Benchmark\.'}
@@ -78,12 +78,14 @@ jmh() { # name threads regex [more JMH options]
   java -cp "$CP" org.openjdk.jmh.Main "$include" -t "$threads" $JMH_OPTS "$@" -foe true -rf json \
     -rff "$RESULTS/$name.json" | tee "$RESULTS/$name.log"
 }
-# Two threads on two vCPUs: where the hypervisor places them changes a fork's result, so 2-thread rows run
-# FORKS_2T forks and the report shows the lowest and highest fork beside the score.
-jmh generators-1-thread 1 "$GENERATORS"
-jmh generators-2-threads 2 "$GENERATORS" -f "$FORKS_2T"
+# A fork's result depends on more than the code: where the hypervisor places two threads on two vCPUs, and what the
+# JIT compiled from the profile of that fork's first second (a segment row at 1 thread gave 132-186 k ids/ms in three
+# forks of one build, each fork steady within 2%; with -XX:-TieredCompilation 171-178 k). So the generator rows and
+# the 2-thread cost rows run FORKS forks and the report shows the lowest and highest fork beside the score.
+jmh generators-1-thread 1 "$GENERATORS" -f "$FORKS"
+jmh generators-2-threads 2 "$GENERATORS" -f "$FORKS"
 jmh cost-1-thread 1 "$COSTS"
-jmh cost-2-threads 2 "$COSTS" -f "$FORKS_2T"
+jmh cost-2-threads 2 "$COSTS" -f "$FORKS"
 jmh end-to-end 1 "$E2E"
 
 # shellcheck disable=SC2086
