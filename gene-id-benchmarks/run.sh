@@ -6,9 +6,9 @@
 #                                        # nothing; writes to gene-id-benchmarks/target/, labelled SMOKE RUN
 #
 # Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
-# run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads (generators
-# in FORKS forks, costs at 2 threads too), then on the ShardingSphere end-to-end benchmarks at 1 thread, each writing its raw JSON
-# (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures). The end-to-end
+# run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads
+# (generators in FORKS forks, costs at 2 threads too), then on the ShardingSphere end-to-end benchmarks at 1 thread,
+# each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures). The end-to-end
 # runs on MariaDB, PostgreSQL and H2 are a separate command, gene-id-benchmarks/e2e.sh; the report keeps their
 # tables (results/e2e-*.md) in its last section.
 #
