@@ -12,7 +12,7 @@
 # runs on MariaDB, PostgreSQL and H2 are a separate command, gene-id-benchmarks/e2e.sh; the report keeps their
 # tables (results/e2e-*.md) in its last section.
 #
-# Environment overrides: JMH_OPTS (JMH run options, default "-f 1 -wi 2 -w 1s -i 5 -r 1s"), FORKS (forks of the
+# Environment overrides: JMH_OPTS (JMH run options but forks, default "-wi 2 -w 1s -i 5 -r 1s"), FORKS (forks of the
 # generator runs at 1 and 2 threads and of the 2-thread cost runs, default 3), GENERATORS, COSTS and E2E (JMH include regexes), RESULTS (results directory), REPORT
 # (markdown file).
 set -euo pipefail
@@ -20,7 +20,7 @@ cd "$(dirname "$0")/.."
 MODULE=gene-id-benchmarks
 
 if [ "${SMOKE:-0}" = 1 ]; then
-  JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 1 -w 200ms -i 1 -r 500ms"}
+  JMH_OPTS=${JMH_OPTS:-"-wi 1 -w 200ms -i 1 -r 500ms"}
   RESULTS=${RESULTS:-$MODULE/target/smoke-results}
   REPORT=${REPORT:-$MODULE/target/BENCHMARKS-smoke.md}
   REPORT_FLAGS=--smoke
@@ -30,7 +30,7 @@ else
   # benchmarks (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 5 x 2 steps) in 3 forks
   # at 1 and at 2 threads, 7 cost benchmarks in 1 fork at 1 thread and 3 at 2 threads, + 4 end-to-end runs, ~9 s a
   # fork: ~40 minutes of JMH after a ~1 minute build.
-  JMH_OPTS=${JMH_OPTS:-"-f 1 -wi 2 -w 1s -i 5 -r 1s"}
+  JMH_OPTS=${JMH_OPTS:-"-wi 2 -w 1s -i 5 -r 1s"}
   RESULTS=${RESULTS:-$MODULE/results}
   REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
   REPORT_FLAGS=
@@ -69,24 +69,24 @@ wait_for_jmh_lock() {
   return 1
 }
 
-jmh() { # name threads regex [more JMH options]
+jmh() { # name threads forks regex [more JMH options]
   wait_for_jmh_lock
-  echo "[bench] JMH: $1 ($2 thread(s))"
-  local name=$1 threads=$2 include=$3
-  shift 3
+  echo "[bench] JMH: $1 ($2 thread(s), $3 fork(s))"
+  local name=$1 threads=$2 forks=$3 include=$4
+  shift 4
   # shellcheck disable=SC2086 # JMH_OPTS is a list of options
-  java -cp "$CP" org.openjdk.jmh.Main "$include" -t "$threads" $JMH_OPTS "$@" -foe true -rf json \
+  java -cp "$CP" org.openjdk.jmh.Main "$include" -t "$threads" -f "$forks" $JMH_OPTS "$@" -foe true -rf json \
     -rff "$RESULTS/$name.json" | tee "$RESULTS/$name.log"
 }
 # A fork's result depends on more than the code: where the hypervisor places two threads on two vCPUs, and what the
 # JIT compiled from the profile of that fork's first second (a segment row at 1 thread gave 132-186 k ids/ms in three
 # forks of one build, each fork steady within 2%; with -XX:-TieredCompilation 171-178 k). So the generator rows and
 # the 2-thread cost rows run FORKS forks and the report shows the lowest and highest fork beside the score.
-jmh generators-1-thread 1 "$GENERATORS" -f "$FORKS"
-jmh generators-2-threads 2 "$GENERATORS" -f "$FORKS"
-jmh cost-1-thread 1 "$COSTS"
-jmh cost-2-threads 2 "$COSTS" -f "$FORKS"
-jmh end-to-end 1 "$E2E"
+jmh generators-1-thread 1 "$FORKS" "$GENERATORS"
+jmh generators-2-threads 2 "$FORKS" "$GENERATORS"
+jmh cost-1-thread 1 1 "$COSTS"
+jmh cost-2-threads 2 "$FORKS" "$COSTS"
+jmh end-to-end 1 1 "$E2E"
 
 # shellcheck disable=SC2086
 java -cp "$CP" io.geneid.benchmarks.report.BenchmarkReport "$RESULTS" "$REPORT" $REPORT_FLAGS

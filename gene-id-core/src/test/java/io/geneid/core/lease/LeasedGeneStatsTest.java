@@ -19,7 +19,11 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class LeasedGeneStatsTest {
 
-  private static final Duration TTL = Duration.ofMillis(300);
+  /**
+   * Renewed every 50 ms: a healthy lease lapses only if no renewal gets through for 20 intervals (a loaded CI machine
+   * delayed them past a TTL of 300 ms), and a broken one is fenced within a second.
+   */
+  private static final Duration TTL = Duration.ofSeconds(1);
 
   @TempDir Path dir;
 
