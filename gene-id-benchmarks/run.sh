@@ -47,7 +47,10 @@ CP="$MODULE/target/classes:$(cat "$MODULE/target/benchmark-classpath.txt")"
 mkdir -p "$RESULTS"
 rm -f "$RESULTS"/*.json "$RESULTS"/*.log
 commit=$(git rev-parse --short HEAD 2>/dev/null || echo unknown)
-if [ -n "$(git status --porcelain 2>/dev/null)" ]; then commit="$commit (uncommitted changes)"; fi
+# changes to anything but what this run writes
+if [ -n "$(git status --porcelain -- . ":(exclude)$RESULTS" ":(exclude)$REPORT" 2>/dev/null)" ]; then
+  commit="$commit (uncommitted changes)"
+fi
 {
   echo "date=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
   echo "nproc=$(nproc)"
