@@ -177,4 +177,20 @@ public class SegmentBenchmark {
   public long cosIdDefaultSegment(CosIdDefault state) {
     return state.generator.generate();
   }
+
+  /** One {@link AtomicLong} shared by all threads, and nothing else. */
+  @State(Scope.Benchmark)
+  public static class SharedCounter {
+    final AtomicLong counter = new AtomicLong();
+  }
+
+  /**
+   * The floor of one shared order: one atomic increment of a shared counter per id, no segment, no store. A generator
+   * whose ids increase across threads in the order they are issued (gene-id's default, {@code DefaultSegmentId},
+   * {@code SegmentChainId}) pays at least this per id.
+   */
+  @Benchmark
+  public long sharedCounter(SharedCounter state) {
+    return state.counter.incrementAndGet();
+  }
 }

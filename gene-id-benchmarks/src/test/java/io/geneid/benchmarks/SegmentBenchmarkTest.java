@@ -12,6 +12,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.function.LongSupplier;
 import java.util.function.Supplier;
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -98,6 +99,13 @@ class SegmentBenchmarkTest {
     SegmentBenchmark.CosIdDefault state = new SegmentBenchmark.CosIdDefault();
     state.setUp(b);
     unique("cosIdDefaultSegment", step, () -> () -> b.cosIdDefaultSegment(state));
+  }
+
+  @Test
+  void theSharedCounterIssuesUniqueIds() throws Exception {
+    SegmentBenchmark b = benchmark(1000);
+    SegmentBenchmark.SharedCounter state = new SegmentBenchmark.SharedCounter();
+    assertThat(unique("sharedCounter", 1000, () -> () -> b.sharedCounter(state))).contains(1L);
   }
 
   @ParameterizedTest

@@ -163,7 +163,6 @@ public final class PrivateSentinel implements AutoCloseable {
     return before;
   }
 
-
   /** Waits until every sentinel names a master other than {@code port} and that server says it is a master. */
   public int awaitMasterOtherThan(int port, Duration timeout) {
     RedisProcesses.await(() -> {

@@ -279,7 +279,7 @@ public final class BenchmarkReport {
    */
   private static final List<String> METHODS = List.of("hotGene", "allGenes", "spread", "forParent",
       "shardingSphereSnowflake", "myBatisPlusDefault", "cosIdMillisecondSnowflake", "hutoolSnowflake", "yitter",
-      "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment");
+      "geneSegmentSpread", "geneSegmentForParent", "cosIdSegmentChain", "cosIdDefaultSegment", "sharedCounter");
 
   /** Segment step policies in reading order. */
   private static final List<String> POLICIES = List.of("adaptive", "pinned", "thread-block",

@@ -80,6 +80,9 @@ public final class Ceilings {
       case "cosIdDefaultSegment":
         return Ceiling.storeBound("CosId 2.x DefaultSegmentId", "generate()", "V63",
             perFetch + " (exactly " + step + ")");
+      case "sharedCounter":
+        return Ceiling.storeBound("one shared AtomicLong (no generator)", "incrementAndGet()", "V63",
+            "no store: the least any generator keeping one order across threads pays per id");
       default:
         throw new IllegalArgumentException("unknown segment benchmark method " + method);
     }

@@ -74,6 +74,9 @@ class CeilingsTest {
     Ceiling plain = of("SegmentBenchmark.cosIdDefaultSegment", Map.of("step", "1000"));
     assertThat(plain.generator()).isEqualTo("CosId 2.x DefaultSegmentId");
     assertThat(plain.basis()).endsWith("per segment (exactly 1,000)");
+    Ceiling floor = of("SegmentBenchmark.sharedCounter", Map.of("step", "1000"));
+    assertThat(floor.generator()).isEqualTo("one shared AtomicLong (no generator)");
+    assertThat(floor.hasBitCeiling()).isFalse();
     assertThat(of("GeneSnowflakeBenchmark.spread", Map.of("layout", "default")).hasBitCeiling()).isTrue();
   }
 
