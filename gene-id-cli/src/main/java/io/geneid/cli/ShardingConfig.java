@@ -209,6 +209,12 @@ final class ShardingConfig {
     } catch (IllegalArgumentException e) {
       throw new BadInputException(file + ": " + type + " '" + name + "': " + e.getMessage());
     }
+    if (type.equals("GENE_MOD_AUTO")) {
+      throw new BadInputException(file + ": sharding algorithm '" + name + "' is GENE_MOD_AUTO, whose autoTables"
+          + " place the tables on the data sources themselves; GENE_BUCKET, which moves buckets between databases,"
+          + " has no auto-table form yet: to grow by moving buckets, route the family with GENE_MOD in tables"
+          + " (docs/resharding.md)");
+    }
     throw new BadInputException(file + ": sharding algorithm '" + name + "' is " + type
         + ", not GENE_MOD or GENE_BUCKET: only gene routing can grow by moving buckets");
   }

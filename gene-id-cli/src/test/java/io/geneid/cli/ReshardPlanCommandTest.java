@@ -48,6 +48,10 @@ class ReshardPlanCommandTest {
               type: MOD
               props:
                 sharding-count: 2
+            auto:
+              type: GENE_MOD_AUTO
+              props:
+                sharding-count: 4
         """);
     assertThat(CliRun.of("reshard", "plan", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4")
         .out()).contains("32 of 64 buckets");
@@ -59,7 +63,12 @@ class ReshardPlanCommandTest {
             + " GENE_MOD or GENE_BUCKET: only gene routing can grow by moving buckets\n"));
     assertThat(CliRun.of("reshard", "plan", "--config", yaml.toString(), "--algorithm", "nope", "--to", "4").err())
         .isEqualTo("gene-id reshard plan: " + yaml + " defines no sharding algorithm 'nope'; it defines [gene_db,"
-            + " grown, other]\n");
+            + " grown, other, auto]\n");
+    assertThat(CliRun.of("reshard", "plan", "--config", yaml.toString(), "--algorithm", "auto", "--to", "8"))
+        .isEqualTo(new CliRun(2, "", "gene-id reshard plan: " + yaml + ": sharding algorithm 'auto' is"
+            + " GENE_MOD_AUTO, whose autoTables place the tables on the data sources themselves; GENE_BUCKET, which"
+            + " moves buckets between databases, has no auto-table form yet: to grow by moving buckets, route the"
+            + " family with GENE_MOD in tables (docs/resharding.md)\n"));
   }
 
   @Test
