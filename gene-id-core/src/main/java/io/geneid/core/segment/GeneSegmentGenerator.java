@@ -782,37 +782,67 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     long q0, q1, q2, q3, q4, q5, q6, q7;
   }
 
-  /** One segment being used: values are taken by incrementing {@link #cursor}. */
-  private static final class Buffer {
-    private static final VarHandle CURSOR;
-
-    static {
-      try {
-        CURSOR = MethodHandles.lookup().findVarHandle(Buffer.class, "cursor", long.class);
-      } catch (ReflectiveOperationException e) {
-        throw new ExceptionInInitializerError(e);
-      }
-    }
-
+  /** The fields of a {@link Buffer} that values are checked against, off the cursor's cache line. */
+  private abstract static class BufferFields {
     final long start;
     final long end;
     /** The first value whose issue starts the prefetch of the next segment. */
     final long prefetchAt;
     /** The place of this segment among those fetched, from 0. */
     final long ordinal;
-    /** The segment fetched after this one, once there is one. */
+    /** The segment fetched after this one, once there is one (written once). */
     volatile @Nullable Buffer next;
-    /** The next value to hand out; past {@link #end} once used up. */
-    private volatile long cursor;
     volatile long activatedAtMillis;
 
-    Buffer(long start, long end, double prefetchRatio, long ordinal) {
+    BufferFields(long start, long end, double prefetchRatio, long ordinal) {
       this.ordinal = ordinal;
       this.start = start;
       this.end = end;
       long size = end - start + 1;
       this.prefetchAt = start + Math.min(size - 1, (long) Math.floor((size - 1) * prefetchRatio));
+    }
+  }
+
+  @SuppressWarnings("unused")
+  private abstract static class BufferPadding extends BufferFields {
+    long p0, p1, p2, p3, p4, p5, p6, p7;
+
+    BufferPadding(long start, long end, double prefetchRatio, long ordinal) {
+      super(start, end, prefetchRatio, ordinal);
+    }
+  }
+
+  private abstract static class BufferCursor extends BufferPadding {
+    /** The next value to hand out; past {@link #end} once used up. */
+    volatile long cursor;
+
+    BufferCursor(long start, long end, double prefetchRatio, long ordinal) {
+      super(start, end, prefetchRatio, ordinal);
       this.cursor = start;
+    }
+  }
+
+  /**
+   * One segment being used: values are taken by incrementing its cursor, which has a cache line of its own, so that
+   * threads taking values at once do not also lose the line holding {@link #start}, {@link #end} and
+   * {@link #prefetchAt}, which every value is checked against.
+   */
+  @SuppressWarnings("unused")
+  private static final class Buffer extends BufferCursor {
+    private static final VarHandle CURSOR;
+
+    static {
+      try {
+        CURSOR = MethodHandles.lookup().findVarHandle(BufferCursor.class, "cursor", long.class);
+      } catch (ReflectiveOperationException e) {
+        throw new ExceptionInInitializerError(e);
+      }
+    }
+
+    long q0, q1, q2, q3, q4, q5, q6, q7;
+
+    Buffer(long start, long end, double prefetchRatio, long ordinal) {
+      super(start, end, prefetchRatio, ordinal);
     }
 
     /** Takes {@code n} values: returns the first, which may lie past {@link #end} (then none of them is in it). */
@@ -829,6 +859,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
       return end - start + 1 - used();
     }
   }
+
 
   /** A segment the generator will not use (overflow, or not above what was seen): reported as it is. */
   private static final class SegmentRefusedException extends GeneIdException {
