@@ -8,13 +8,13 @@
 # Steps: build the module (and gene-id-core) without tests; record the machine in results/environment.properties;
 # run JMH on the generator benchmarks (snowflake and segment) and the CPU cost per id at 1 and at 2 threads
 # (generators in FORKS forks, costs at 2 threads too), then on the ShardingSphere end-to-end benchmarks at 1 thread,
-# each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied figures). The end-to-end
-# runs on MariaDB, PostgreSQL and H2 are a separate command, gene-id-benchmarks/e2e.sh; the report keeps their
-# tables (results/e2e-*.md) in its last section.
+# each writing its raw JSON (and its console log) to results/; write BENCHMARKS.md from those files (no hand-copied
+# figures). The end-to-end runs on MariaDB, PostgreSQL and H2 are a separate command, gene-id-benchmarks/e2e.sh; the
+# report keeps their tables (results/e2e-*.md) in its last section.
 #
-# Environment overrides: JMH_OPTS (JMH run options but forks, default "-wi 2 -w 1s -i 5 -r 1s"), FORKS (forks of the
-# generator runs at 1 and 2 threads and of the 2-thread cost runs, default 3), GENERATORS, COSTS and E2E (JMH include regexes), RESULTS (results directory), REPORT
-# (markdown file).
+# Environment overrides: JMH_OPTS (JMH run options but forks, default "-wi 2 -w 1s -i 5 -r 1s"), FORKS (forks of
+# the generator runs at 1 and 2 threads and of the 2-thread cost runs, default 3), GENERATORS, COSTS and E2E (JMH
+# include regexes), RESULTS (results directory), REPORT (markdown file).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 MODULE=gene-id-benchmarks
@@ -26,10 +26,10 @@ if [ "${SMOKE:-0}" = 1 ]; then
   REPORT_FLAGS=--smoke
   FORKS=${FORKS:-1}
 else
-  # 2 x 1 s warm-up + 5 x 1 s measured per benchmark and fork: 5 iterations give JMH's 99.9% error bars. 25 generator
-  # benchmarks (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment generators 5 x 2 steps) in 3 forks
-  # at 1 and at 2 threads, 7 cost benchmarks in 1 fork at 1 thread and 3 at 2 threads, + 4 end-to-end runs, ~9 s a
-  # fork: ~40 minutes of JMH after a ~1 minute build.
+  # 2 x 1 s warm-up + 5 x 1 s measured per benchmark and fork: 5 iterations give JMH's 99.9% error bars. 37 generator
+  # benchmarks (gene-id 4 calls x 2 layouts, published design 2, peers 5, segment benchmarks 11 x 2 steps) in 3 forks
+  # at 1 and at 2 threads, 7 cost benchmarks in 1 fork at 1 thread and 3 at 2 threads, + 4 end-to-end runs, ~8 s a
+  # fork: ~32 minutes of JMH after a ~1 minute build.
   JMH_OPTS=${JMH_OPTS:-"-wi 2 -w 1s -i 5 -r 1s"}
   RESULTS=${RESULTS:-$MODULE/results}
   REPORT=${REPORT:-$MODULE/BENCHMARKS.md}
