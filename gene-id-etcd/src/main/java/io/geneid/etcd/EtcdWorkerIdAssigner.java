@@ -334,8 +334,12 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       if (!seen.gen().equals(f.get("gen"))) {
         return null; // a new generation: look at everything again
       }
+      boolean poolMoved = kvs.get(0).getModRevision() != seen.modRevision();
       seen = new Pool(seen.gen(), seen.born(), num(f.get("next")), kvs.get(0).getModRevision());
-      long id = Math.max(seen.next(), next.workerId() + 1);
+      // the pool moved on (another grant, or the pool was read before the records that made this id look next):
+      // try its next id, which may be this one; only an id refused under an unchanged pool is skipped. Skipping
+      // one here left it below next with no record: an id of unknown history, idle for a TTL and the margins
+      long id = poolMoved ? Math.max(seen.next(), next.workerId()) : next.workerId() + 1;
       if (id > max) {
         return null;
       }
