@@ -85,6 +85,9 @@ final class FaultRun {
   private int jvms = 4;
   private Duration duration = Duration.ofSeconds(14);
   private Duration recovery = Duration.ofSeconds(3);
+  /** Slots that start late, as steady workers, with properties of their own: start (ms after the run's start). */
+  private final Map<Integer, Long> lateStart = new TreeMap<>();
+  private final Map<Integer, Map<String, String>> slotProps = new TreeMap<>();
 
   FaultRun(String label, Path dir) {
     this.label = label;
@@ -112,6 +115,16 @@ final class FaultRun {
     return this;
   }
 
+  /**
+   * Slot {@code slot} starts only {@code at} after the run's start, as a steady worker (one generator for the rest of
+   * the run, not restarted), with {@code override} over the run's properties (e.g. another store's address).
+   */
+  FaultRun lateSteadySlot(int slot, Duration at, Map<String, String> override) {
+    lateStart.put(slot, at.toMillis());
+    slotProps.put(slot, Map.copyOf(override));
+    return this;
+  }
+
   FaultRun at(Duration at, String name, FaultAction action) {
     faults.computeIfAbsent(at.toMillis(), k -> new ArrayList<>()).add(new Object[] {name, action});
     return this;
@@ -119,11 +132,15 @@ final class FaultRun {
 
   Result run() throws Exception {
     Files.createDirectories(dir);
-    Path propsFile = dir.resolve("lease.properties");
-    Properties p = new Properties();
-    p.putAll(props);
-    try (Writer w = Files.newBufferedWriter(propsFile)) {
-      p.store(w, label);
+    Path[] propsFiles = new Path[jvms];
+    for (int i = 0; i < jvms; i++) {
+      propsFiles[i] = dir.resolve(slotProps.containsKey(i) ? "lease-" + i + ".properties" : "lease.properties");
+      Properties p = new Properties();
+      p.putAll(props);
+      p.putAll(slotProps.getOrDefault(i, Map.of()));
+      try (Writer w = Files.newBufferedWriter(propsFiles[i])) {
+        p.store(w, label);
+      }
     }
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -168,15 +185,17 @@ final class FaultRun {
       while (System.currentTimeMillis() < endAt) {
         for (int i = 0; i < jvms; i++) {
           boolean gone = slots[i] == null || !slots[i].isAlive();
-          if (gone && System.currentTimeMillis() < endAt - 2_000 && (i > 0 || slots[0] == null)) {
-            Path ids = dir.resolve("ids-" + started[0] + ".bin");
+          boolean steady = i == 0 || lateStart.containsKey(i);
+          boolean startable = System.currentTimeMillis() - start >= lateStart.getOrDefault(i, 0L);
+          if (gone && startable && System.currentTimeMillis() < endAt - 2_000 && (!steady || slots[i] == null)) {
+            Path ids = dir.resolve("ids-" + started[0] + "-s" + i + ".bin");
             Path events = dir.resolve("events-" + started[0] + ".txt");
             Path log = dir.resolve("log-" + started[0] + ".txt");
             outputs.add(new Path[] {ids, events, log});
             slots[i] = new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.util.logging.config.file=/dev/null", "-cp", classpath, FaultWorker.class.getName(),
-                propsFile.toString(), ids.toString(), events.toString(), Long.toString(endAt),
-                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), i == 0 ? "steady" : "churn")
+                propsFiles[i].toString(), ids.toString(), events.toString(), Long.toString(endAt),
+                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), steady ? "steady" : "churn")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             started[0]++;
           }
@@ -231,6 +250,26 @@ final class FaultRun {
       windows = now - last >= 100 * 8 ? windows + 1 : 0;
       last = now;
     }
+  }
+
+  /** From the id files of a run: the timestamp (Unix ms) of the first id the JVMs of {@code slot} issued, or -1. */
+  static long firstIdMillis(Path runDir, int slot) throws IOException {
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long first = Long.MAX_VALUE;
+    try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("ids-")
+          && p.getFileName().toString().endsWith("-s" + slot + ".bin"))::iterator) {
+        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(f),
+            1 << 16))) {
+          for (;;) {
+            first = Math.min(first, layout.decode(in.readLong()).timestamp().toEpochMilli());
+          }
+        } catch (EOFException e) {
+          // end of this file
+        }
+      }
+    }
+    return first == Long.MAX_VALUE ? -1 : first;
   }
 
   private static long idBytes(Path runDir) throws IOException {
