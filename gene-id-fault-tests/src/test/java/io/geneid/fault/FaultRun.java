@@ -272,6 +272,25 @@ final class FaultRun {
     return first == Long.MAX_VALUE ? -1 : first;
   }
 
+  /**
+   * From the event files of a run: for each generator that issued, {@code {when its first id came (Unix ms), how long
+   * after it began to build (ms)}}, in the order of the files.
+   */
+  static List<long[]> firstIdWaits(Path runDir) throws IOException {
+    List<long[]> out = new ArrayList<>();
+    try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("events-"))::iterator) {
+        for (String line : Files.readAllLines(f)) {
+          if (line.startsWith("FIRST ")) {
+            String[] w = line.substring(6).split(" at=", 2);
+            out.add(new long[] {Long.parseLong(w[1]), Long.parseLong(w[0])});
+          }
+        }
+      }
+    }
+    return out;
+  }
+
   private static long idBytes(Path runDir) throws IOException {
     long total = 0;
     try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
