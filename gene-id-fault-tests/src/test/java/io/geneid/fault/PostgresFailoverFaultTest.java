@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.segment.Segment;
+import io.geneid.jdbc.JdbcSegmentStore;
 import io.geneid.jdbc.JdbcWorkerIdAssigner;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -68,5 +70,77 @@ class PostgresFailoverFaultTest {
       assertThat(r.duplicates()).as("duplicate ids: " + r).isZero();
       assertThat(r.idsAfterFaults()).as("ids issued after the failover: " + r).isPositive();
     }
+  }
+
+  /**
+   * Issue #33, c: the JDBC segment store cannot survive a failover to an asynchronous standby (a claim the standby
+   * missed is handed out again), so it warns about a primary that streams to one, and not about a synchronous one.
+   */
+  @Test
+  void aSegmentStoreWarnsOfAnAsyncStandbyWhoseFailoverHandsARangeOutAgain() throws Exception {
+    String table = "gid_failover_seg_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
+    try (PrivatePostgres primary = PrivatePostgres.primary();
+        TcpProxy link = new TcpProxy("127.0.0.1", primary.port);
+        PrivatePostgres standby = primary.standby(link.port())) {
+      primary.execute(JdbcSegmentStore.ddl(table));
+      primary.execute("ALTER SYSTEM SET synchronous_standby_names = '*'");
+      primary.execute("SELECT pg_reload_conf()");
+      awaitSyncState(primary, "sync");
+      String quiet = captureErr(() -> store(primary, table).nextSegment("order", 100));
+      assertThat(quiet).as("a synchronous standby is no risk").doesNotContain("without waiting for them");
+
+      primary.execute("ALTER SYSTEM RESET synchronous_standby_names");
+      primary.execute("SELECT pg_reload_conf()");
+      awaitSyncState(primary, "async");
+      JdbcSegmentStore onPrimary = store(primary, table);
+      String warned = captureErr(() -> onPrimary.nextSegment("order", 100));
+      assertThat(warned).as("the first claim on a primary with an asynchronous standby")
+          .contains("WARN io.geneid.jdbc.JdbcSegmentStore")
+          .contains("is on a PostgreSQL primary that streams to 1 standby(s) without waiting for them: ")
+          .contains("(async); synchronous_standby_names = ''");
+
+      standby.awaitReplayed(primary.queryString("SELECT pg_current_wal_lsn()"), Duration.ofSeconds(30));
+      link.stop(); // the standby misses what follows
+      Segment lost = onPrimary.nextSegment("order", 100);
+      primary.crash();
+      standby.promote();
+      Segment again = store(standby, table).nextSegment("order", 100);
+      System.out.printf("segment claimed on the primary %s, after the promotion %s%n", lost, again);
+      assertThat(again).as("what the docs say the store cannot prevent: the promoted standby hands out %s again",
+          lost).isEqualTo(lost);
+    }
+  }
+
+  private static JdbcSegmentStore store(PrivatePostgres pg, String table) {
+    return JdbcSegmentStore.builder().jdbcUrl(pg.url(), null, null).table(table).build();
+  }
+
+  private static void awaitSyncState(PrivatePostgres primary, String state) throws Exception {
+    long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
+    while (!state.equals(primary.queryString("SELECT max(sync_state) FROM pg_stat_replication"))) {
+      if (System.nanoTime() > deadline) {
+        throw new AssertionError("the standby did not become " + state + " within 30 s");
+      }
+      Thread.sleep(20);
+    }
+  }
+
+  /** What {@code action} wrote to System.err (slf4j-simple's log). */
+  private static String captureErr(ThrowingRunnable action) throws Exception {
+    java.io.ByteArrayOutputStream captured = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream original = System.err;
+    System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      action.run();
+    } finally {
+      System.setErr(original);
+    }
+    String text = captured.toString(java.nio.charset.StandardCharsets.UTF_8);
+    original.print(text);
+    return text;
+  }
+
+  private interface ThrowingRunnable {
+    void run() throws Exception;
   }
 }
