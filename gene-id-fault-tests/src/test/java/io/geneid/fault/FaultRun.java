@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * the store's own (a restart, a rollback, a deleted key, a black-holed connection — given by the test as actions)
  * and the processes' ({@link Control#pause}, {@link Control#kill}, {@link Control#stepClock}). Slot 0 runs one
  * steady generator for the whole run; the other slots churn (close or crash every 1 to 3 s) and are restarted when
- * their JVM exits. At the end every id written is counted and sorted: {@link Result#duplicates()} must be zero.
+ * their JVM exits, unless {@link #lateSteadySlot} makes one start later as a steady worker of a store of its own (a
+ * promoted standby). At the end every id written is counted and sorted: {@link Result#duplicates()} must be zero.
  */
 final class FaultRun {
 
