@@ -71,8 +71,9 @@ import org.slf4j.LoggerFactory;
  *       ({@link WorkerLeaseLostException}) and fences itself. Until then it may still issue ids, and a database
  *       cannot reveal every such rollback (a standby promoted before its first checkpoint still reports the old
  *       timeline; a table's creation time changes on {@code OPTIMIZE} but not on {@code TRUNCATE}), so this store
- *       does not vouch for its history: the lease protocol ({@code LeaseKeeper}) lets the holder of every new lease
- *       issue only above the lease's expiry plus {@code maxBorrowMillis} plus 2 s, renewing meanwhile. By then any
+ *       does not vouch for its history ({@link #vouchesForHistory()} is false): the lease protocol lets the holder of
+ *       every new lease issue only above the lease's expiry plus {@code maxBorrowMillis} plus
+ *       {@link WorkerIdAssigner#HISTORY_MARGIN} (2 s), renewing meanwhile. By then any
  *       holder the table forgot has fenced itself (its lease ran out no later than one TTL after the grant) and every
  *       id it may have issued lies below the new holder's first one. The cost: a generator's first id comes one TTL
  *       + {@code maxBorrowMillis} + 2 s after its lease was granted (32 s with the defaults), at every start.
@@ -188,6 +189,15 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   @Override
   public Duration ttl() {
     return ttl;
+  }
+
+  /**
+   * False: a database can lose committed rows without showing it (see the class comment), so the lease protocol makes
+   * every new holder wait out the holders the table may have forgotten.
+   */
+  @Override
+  public boolean vouchesForHistory() {
+    return false;
   }
 
   /** The lease table. */
