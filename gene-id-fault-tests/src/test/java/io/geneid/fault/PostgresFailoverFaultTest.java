@@ -50,10 +50,11 @@ class PostgresFailoverFaultTest {
           .props(Map.of("worker-assigner", "jdbc", "jdbc-url", primary.url(), "jdbc-table", table, "space", space,
               "worker-id-max", "0", "lease-ttl", TTL.toSeconds() + "s", "lease-acquire-timeout", "20s"))
           .jvms(2)
-          .duration(Duration.ofSeconds(FaultRun.longProfile() ? 40 : 16))
+          .duration(Duration.ofSeconds(FaultRun.longProfile() ? 40 : 24))
           // the new holder starts before the promotion and retries against the read-only standby until it is promoted
           .lateSteadySlot(1, Duration.ofSeconds(2), Map.of("jdbc-url", standby.url()))
           .at(Duration.ofSeconds(4), "the primary crashes, the standby is promoted", c -> {
+            FaultRun.awaitIdsFlowing(dir, Duration.ofSeconds(20)); // the holder issues (the standby cannot grant yet)
             primary.crash();
             promotedAt[0] = System.currentTimeMillis();
             standby.promote();
@@ -64,6 +65,8 @@ class PostgresFailoverFaultTest {
           .recovery(TTL.plusSeconds(4))
           .run();
       long firstOnStandby = FaultRun.firstIdMillis(dir, 1);
+      assertThat(FaultRun.firstIdMillis(dir, 0)).as("the holder issued before the promotion: " + r)
+          .isPositive().isLessThan(promotedAt[0]);
       System.out.printf("postgres failover: %s; the new holder's first id %d ms after pg_ctl promote began%n", r,
           firstOnStandby - promotedAt[0]);
       assertThat(firstOnStandby).as("the JVM on the promoted standby issued: " + r).isPositive();
