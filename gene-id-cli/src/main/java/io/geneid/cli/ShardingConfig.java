@@ -292,7 +292,7 @@ final class ShardingConfig {
           Map<?, ?> table = map(e.getValue());
           Object dbStrategy = table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
               : rule.get("defaultDatabaseStrategy");
-          String column = keyColumn(map(dbStrategy), algorithm, name, file);
+          String column = keyColumn(map(dbStrategy), algorithm, name, table, file);
           if (column == null) {
             continue;
           }
@@ -311,8 +311,13 @@ final class ShardingConfig {
     return new Family(algorithm, map, props, dataSources, tables);
   }
 
-  /** The sharding column of a database strategy that uses {@code algorithm}, or null if it uses another. */
-  private static @Nullable String keyColumn(Map<?, ?> strategy, String algorithm, String table, Path file) {
+  /**
+   * The sharding column of a database strategy that uses {@code algorithm}, or null if it uses another. Of a complex
+   * strategy's columns ({@code id,order_id}: an item by its own id or its order's, which carry one gene), the
+   * table's generated key column if it is one of them (unique, so the mover pages by it), else the first.
+   */
+  private static @Nullable String keyColumn(Map<?, ?> strategy, String algorithm, String table, Map<?, ?> config,
+      Path file) {
     for (String form : List.of("standard", "complex", "hint")) {
       Map<?, ?> s = map(strategy.get(form));
       if (!algorithm.equals(String.valueOf(s.get("shardingAlgorithmName")))) {
@@ -320,12 +325,24 @@ final class ShardingConfig {
       }
       Object column = form.equals("standard") ? s.get("shardingColumn") : s.get("shardingColumns");
       String columns = column == null ? "" : String.valueOf(column).trim();
-      if (form.equals("hint") || columns.isEmpty() || columns.contains(",")) {
+      if (form.equals("hint") || columns.isEmpty()) {
         throw new BadInputException(file + ": table " + table + " uses '" + algorithm + "' in a " + form
-            + " strategy " + (form.equals("hint") ? "(no column)" : "with columns '" + columns + "'")
-            + ": the mover finds a bucket's rows by one numeric sharding column");
+            + " strategy " + (form.equals("hint") ? "(no column)" : "with no column")
+            + ": the mover finds a bucket's rows by a numeric sharding column");
       }
-      return columns;
+      List<String> names = new ArrayList<>();
+      for (String c : columns.split(",")) {
+        if (!c.isBlank()) {
+          names.add(c.trim());
+        }
+      }
+      Object generated = map(config.get("keyGenerateStrategy")).get("column");
+      for (String name : names) {
+        if (generated != null && name.equalsIgnoreCase(String.valueOf(generated).trim())) {
+          return name;
+        }
+      }
+      return names.get(0);
     }
     return null;
   }
