@@ -250,19 +250,19 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   }
 
   private static BucketFrozenException withoutShardingValue(String type, Family family) {
-    Frozen f = family.frozen().get(0);
+    GeneBucketShardingAlgorithm.FrozenBuckets f = family.frozen().get(0);
     return new BucketFrozenException(TYPE + ": " + type + " of " + family.table + " without a sharding value may"
-        + " touch the frozen buckets " + BucketMap.formatBuckets(f.buckets) + " (map version " + f.map.version()
-        + ") and is refused; retry when the move is done, or name the rows by their sharding column",
-        f.buckets.get(0), f.map.version());
+        + " touch the frozen buckets " + BucketMap.formatBuckets(f.buckets()) + " (map version "
+        + f.map().version() + ") and is refused; retry when the move is done, or name the rows by their sharding"
+        + " column", f.buckets().get(0), f.map().version());
   }
 
   private static BucketFrozenException unproved(String type, Family family, String why) {
-    Frozen f = family.frozen().get(0);
+    GeneBucketShardingAlgorithm.FrozenBuckets f = family.frozen().get(0);
     return new BucketFrozenException(TYPE + ": " + type + " of " + family.table + " cannot be proved to avoid the"
-        + " frozen buckets " + BucketMap.formatBuckets(f.buckets) + " (map version " + f.map.version() + "): " + why
-        + "; it is refused while they move. Retry when the move is done, or name the rows by "
-        + family.columnList() + " in every OR branch", f.buckets.get(0), f.map.version());
+        + " frozen buckets " + BucketMap.formatBuckets(f.buckets()) + " (map version " + f.map().version() + "): "
+        + why + "; it is refused while they move. Retry when the move is done, or name the rows by "
+        + family.columnList() + " in every OR branch", f.buckets().get(0), f.map().version());
   }
 
   /**
@@ -348,13 +348,12 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
 
   /** A table routed by {@code GENE_BUCKET}: its algorithms (database and table level) and sharding columns. */
   private record Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns) {
-    List<Frozen> frozen() {
-      List<Frozen> result = new ArrayList<>();
+    List<GeneBucketShardingAlgorithm.FrozenBuckets> frozen() {
+      List<GeneBucketShardingAlgorithm.FrozenBuckets> result = new ArrayList<>();
       for (GeneBucketShardingAlgorithm algorithm : algorithms) {
-        BucketMap map = algorithm.map();
-        List<Integer> buckets = map.bucketsIn(BucketState.FROZEN);
-        if (!buckets.isEmpty()) {
-          result.add(new Frozen(map, buckets));
+        GeneBucketShardingAlgorithm.FrozenBuckets f = algorithm.frozenBuckets();
+        if (!f.buckets().isEmpty()) {
+          result.add(f);
         }
       }
       return result;
@@ -364,8 +363,6 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
       return columns.isEmpty() ? "a sharding column (a hint strategy names none)" : String.join(" or ", columns);
     }
   }
-
-  private record Frozen(BucketMap map, List<Integer> buckets) {}
 
   /**
    * The form ShardingSphere 5.5.2 turns into a {@link java.sql.SQLException} of its own SQLState and vendor code
