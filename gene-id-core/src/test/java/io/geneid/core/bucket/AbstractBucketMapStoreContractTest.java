@@ -115,6 +115,7 @@ public abstract class AbstractBucketMapStoreContractTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation") // the caller's time, the ignored router clock: on purpose
   void recordsEachRoutersVersion() {
     BucketMapStore store = store();
     assertThat(store.routers("orders")).isEmpty();
@@ -199,6 +200,7 @@ public abstract class AbstractBucketMapStoreContractTest {
    * the same, judged as a mover judges it: heartbeats carry the store's time, not the router host's.
    */
   @Test
+  @SuppressWarnings("deprecation") // the caller's time, the ignored router clock: on purpose
   void aRouterWhoseClockIsBehindIsLiveByTheStoresClock() {
     store().compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
     BucketMapRouter behind = BucketMapRouter.builder(store(), "orders").routerId("app-behind")
@@ -223,6 +225,7 @@ public abstract class AbstractBucketMapStoreContractTest {
    * of losing the store: staleness is measured on a monotonic clock.
    */
   @Test
+  @SuppressWarnings("deprecation") // the caller's time, the ignored router clock: on purpose
   void aRouterWhoseClockStepsBackStillFencesWithinItsBound() throws Exception {
     store().compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
     java.util.concurrent.atomic.AtomicLong offset = new java.util.concurrent.atomic.AtomicLong();
