@@ -18,7 +18,6 @@ import java.util.Properties;
 import java.util.Set;
 import org.apache.shardingsphere.infra.binder.context.statement.SQLStatementContext;
 import org.apache.shardingsphere.infra.binder.context.type.TableAvailable;
-import org.apache.shardingsphere.infra.binder.context.type.WhereAvailable;
 import org.apache.shardingsphere.infra.exception.core.external.sql.ShardingSphereSQLException;
 import org.apache.shardingsphere.infra.metadata.database.ShardingSphereDatabase;
 import org.apache.shardingsphere.infra.metadata.database.rule.RuleMetaData;
@@ -42,6 +41,7 @@ import org.apache.shardingsphere.sql.parser.statement.core.segment.dml.expr.simp
 import org.apache.shardingsphere.sql.parser.statement.core.segment.dml.expr.simple.ParameterMarkerExpressionSegment;
 import org.apache.shardingsphere.sql.parser.statement.core.segment.dml.predicate.AndPredicate;
 import org.apache.shardingsphere.sql.parser.statement.core.segment.dml.predicate.WhereSegment;
+import org.apache.shardingsphere.sql.parser.statement.core.segment.generic.table.SimpleTableSegment;
 import org.apache.shardingsphere.sql.parser.statement.core.statement.SQLStatement;
 import org.apache.shardingsphere.sql.parser.statement.core.statement.dml.DeleteStatement;
 import org.apache.shardingsphere.sql.parser.statement.core.statement.dml.InsertStatement;
@@ -51,16 +51,18 @@ import org.jspecify.annotations.Nullable;
 /**
  * ShardingSphere sharding auditor type {@code GENE_BUCKET_FREEZE}: while a bucket of a {@code GENE_BUCKET} family is
  * {@link BucketState#FROZEN} (a move is copying it), refuses every {@code INSERT}, {@code UPDATE} or {@code DELETE} on
- * the family that it cannot prove avoids every frozen bucket. It fails closed: a write goes through only when
+ * the family that it cannot prove avoids every frozen bucket (a write to another table, whose subquery reads the
+ * family, is not refused). It fails closed: a write goes through only when
  *
  * <ul>
  *   <li>an {@code INSERT ... VALUES} gives every row a value of a sharding column (or the key generator does), none in
  *       a frozen bucket; {@code INSERT ... SELECT} and upserts ({@code ON DUPLICATE KEY UPDATE}, {@code ON CONFLICT})
  *       are refused, as the rows they touch are not named by the statement;
- *   <li>an {@code UPDATE} or {@code DELETE} names one table, has no subquery and no {@code WITH}, and every
- *       {@code OR} branch of its {@code WHERE} holds a {@code <sharding column> = <literal or ?>} or
- *       {@code <sharding column> IN (<literals or ?>)}, none in a frozen bucket (a range, {@code NOT}, an expression
- *       or a subquery proves nothing; other conditions beside the proof are fine).
+ *   <li>an {@code UPDATE} or {@code DELETE} changes one table (no join, no {@code UPDATE ... FROM}, no
+ *       {@code WITH}), and every {@code OR} branch of its {@code WHERE} holds a
+ *       {@code <sharding column> = <literal or ?>} or {@code <sharding column> IN (<literals or ?>)}, none in a frozen
+ *       bucket (a range, {@code NOT}, an expression or a subquery proves nothing; other conditions beside the proof,
+ *       subqueries included, only narrow it and are fine).
  * </ul>
  *
  * A refusal is the retryable {@link BucketFrozenException} naming the bucket, the table and the value (or why the
@@ -147,12 +149,14 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
       return;
     }
     families.values().forEach(f -> f.algorithms.forEach(GeneBucketShardingAlgorithm::checkWritable));
-    if (families.values().stream().allMatch(f -> f.frozen().isEmpty())) {
-      return; // nothing frozen: nothing to prove
+    families.values().removeIf(f -> f.frozen().isEmpty()); // a table with no frozen bucket cannot touch one
+    String written = writtenTable(statement);
+    if (families.isEmpty() || (written != null && !families.containsKey(written))) {
+      return; // nothing frozen, or the table written has no frozen bucket (a subquery may read one): nothing to prove
     }
     String type = statementType(statement);
+    Family family = written != null ? families.get(written) : families.values().iterator().next();
     if (statement instanceof InsertStatement insert) {
-      Family family = families.values().iterator().next();
       if (insert.getInsertSelect().isPresent()) {
         throw unproved(type, family, "INSERT ... SELECT inserts rows the statement does not name");
       }
@@ -164,19 +168,19 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
           .createShardingConditions(context, params));
       return;
     }
-    Set<String> tableNames = new HashSet<>();
-    tables.getTablesContext().getTableNames().forEach(n -> tableNames.add(n.toLowerCase(Locale.ROOT)));
-    Family family = families.values().iterator().next();
-    if (tableNames.size() > 1) {
-      throw unproved(type, family, "it names more than one table " + tableNames + " (a join or a subquery)");
+    if (written == null) {
+      throw unproved(type, family, "it changes the tables of a join");
     }
-    if (context instanceof WhereAvailable where && where.getWhereSegments().size() > 1) {
-      throw unproved(type, family, "it has a subquery");
+    if (statement instanceof UpdateStatement u && u.getFrom().isPresent()) {
+      throw unproved(type, family, "UPDATE ... FROM joins other tables");
     }
     if ((statement instanceof UpdateStatement u && u.getWithSegment().isPresent())
         || (statement instanceof DeleteStatement d && d.getWithSegment().isPresent())) {
       throw unproved(type, family, "it has a WITH clause");
     }
+    Set<String> names = new HashSet<>(Set.of(written)); // what a column's owner may be: the table or its alias
+    Object target = statement instanceof UpdateStatement u ? u.getTable() : ((DeleteStatement) statement).getTable();
+    ((SimpleTableSegment) target).getAliasName().ifPresent(alias -> names.add(alias.toLowerCase(Locale.ROOT)));
     WhereSegment where = (statement instanceof UpdateStatement u ? u.getWhere() : ((DeleteStatement) statement)
         .getWhere()).orElse(null);
     if (where == null) {
@@ -187,7 +191,7 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     for (AndPredicate branch : branches) {
       boolean proved = false;
       for (ExpressionSegment predicate : branch.getPredicates()) {
-        List<Object> values = values(predicate, family.columns, params);
+        List<Object> values = values(predicate, family.columns, names, params);
         if (values != null) {
           for (Object value : values) {
             refuseIfFrozen(type, family, column(predicate), value);
@@ -269,14 +273,14 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
    * The values {@code predicate} restricts a sharding column to, or null if it proves nothing: {@code col = v},
    * {@code v = col} or {@code col IN (v, ...)} with every {@code v} a literal or a bound parameter.
    */
-  private static @Nullable List<Object> values(ExpressionSegment predicate, Set<String> columns,
+  private static @Nullable List<Object> values(ExpressionSegment predicate, Set<String> columns, Set<String> owners,
       List<Object> params) {
     if (predicate instanceof BinaryOperationExpression binary && binary.getOperator().equals("=")) {
-      ExpressionSegment value = isColumn(binary.getLeft(), columns) ? binary.getRight()
-          : isColumn(binary.getRight(), columns) ? binary.getLeft() : null;
+      ExpressionSegment value = isColumn(binary.getLeft(), columns, owners) ? binary.getRight()
+          : isColumn(binary.getRight(), columns, owners) ? binary.getLeft() : null;
       return value == null ? null : evaluate(List.of(value), params);
     }
-    if (predicate instanceof InExpression in && !in.isNot() && isColumn(in.getLeft(), columns)) {
+    if (predicate instanceof InExpression in && !in.isNot() && isColumn(in.getLeft(), columns, owners)) {
       return evaluate(in.getRight() instanceof ListExpression list ? list.getItems() : List.of(in.getRight()),
           params);
     }
@@ -292,8 +296,11 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
         .getValue();
   }
 
-  private static boolean isColumn(ExpressionSegment e, Set<String> columns) {
-    return e instanceof ColumnSegment c && columns.contains(c.getIdentifier().getValue().toLowerCase(Locale.ROOT));
+  /** A sharding column of the table written, unqualified or qualified by the table's name or alias. */
+  private static boolean isColumn(ExpressionSegment e, Set<String> columns, Set<String> owners) {
+    return e instanceof ColumnSegment c && columns.contains(c.getIdentifier().getValue().toLowerCase(Locale.ROOT))
+        && c.getOwner().map(o -> owners.contains(o.getIdentifier().getValue().toLowerCase(Locale.ROOT)))
+            .orElse(true);
   }
 
   private static @Nullable List<Object> evaluate(Collection<ExpressionSegment> items, List<Object> params) {
@@ -315,6 +322,15 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     List<String> parts = new ArrayList<>();
     branch.getPredicates().forEach(p -> parts.add(p.getText()));
     return "'" + String.join(" AND ", parts) + "'";
+  }
+
+  /** The table a write changes, lower-case, or null for a join (a multi-table UPDATE or DELETE). */
+  private static @Nullable String writtenTable(SQLStatement statement) {
+    Object table = statement instanceof InsertStatement insert ? insert.getTable().orElse(null)
+        : statement instanceof UpdateStatement update ? update.getTable()
+        : ((DeleteStatement) statement).getTable();
+    return table instanceof SimpleTableSegment simple
+        ? simple.getTableName().getIdentifier().getValue().toLowerCase(Locale.ROOT) : null;
   }
 
   private static String statementType(SQLStatement statement) {
