@@ -22,8 +22,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * Several JVMs ({@link FaultWorker}) issuing ids through one lease store while faults are applied on a schedule:
  * the store's own (a restart, a rollback, a deleted key, a black-holed connection — given by the test as actions)
- * and the processes' ({@link Control#pause}, {@link Control#kill}, {@link Control#stepClock}). Slot 0 runs one
- * steady generator for the whole run; the other slots churn (close or crash every 1 to 3 s) and are restarted when
+ * and the processes' ({@link Control#pause}, {@link Control#kill}, {@link Control#stepClock}). Slot 0 (or the
+ * first {@link #steady(int)} slots) runs one steady generator for the whole run; the other slots churn (close or crash every 1 to 3 s) and are restarted when
  * their JVM exits. At the end every id written is counted and sorted: {@link Result#duplicates()} must be zero.
  */
 final class FaultRun {
@@ -83,6 +83,7 @@ final class FaultRun {
   private final Map<String, String> props = new TreeMap<>();
   private final Map<Long, List<Object[]>> faults = new TreeMap<>();
   private int jvms = 4;
+  private int steady = 1;
   private Duration duration = Duration.ofSeconds(14);
   private Duration recovery = Duration.ofSeconds(3);
 
@@ -98,6 +99,12 @@ final class FaultRun {
 
   FaultRun jvms(int n) {
     this.jvms = n;
+    return this;
+  }
+
+  /** How many slots, from slot 0, run one steady generator for the whole run (never restarted); 1 by default. */
+  FaultRun steady(int n) {
+    this.steady = n;
     return this;
   }
 
@@ -168,7 +175,7 @@ final class FaultRun {
       while (System.currentTimeMillis() < endAt) {
         for (int i = 0; i < jvms; i++) {
           boolean gone = slots[i] == null || !slots[i].isAlive();
-          if (gone && System.currentTimeMillis() < endAt - 2_000 && (i > 0 || slots[0] == null)) {
+          if (gone && System.currentTimeMillis() < endAt - 2_000 && (i >= steady || slots[i] == null)) {
             Path ids = dir.resolve("ids-" + started[0] + ".bin");
             Path events = dir.resolve("events-" + started[0] + ".txt");
             Path log = dir.resolve("log-" + started[0] + ".txt");
@@ -176,7 +183,7 @@ final class FaultRun {
             slots[i] = new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.util.logging.config.file=/dev/null", "-cp", classpath, FaultWorker.class.getName(),
                 propsFile.toString(), ids.toString(), events.toString(), Long.toString(endAt),
-                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), i == 0 ? "steady" : "churn")
+                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), i < steady ? "steady" : "churn")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             started[0]++;
           }
@@ -245,6 +252,24 @@ final class FaultRun {
       }
     }
     return total;
+  }
+
+  /** A lease a JVM of a run issued under: its output (the JVMs in start order), worker id, token, first id (Unix ms). */
+  record Lease(int output, long workerId, long token, long atMillis) {}
+
+  /** The leases of a run's JVMs, from their events files, in the order they were first issued under. */
+  static List<Lease> leases(Path runDir) throws IOException {
+    List<Lease> out = new ArrayList<>();
+    for (int o = 0; Files.exists(runDir.resolve("events-" + o + ".txt")); o++) {
+      for (String line : Files.readAllLines(runDir.resolve("events-" + o + ".txt"))) {
+        String[] f = line.split(" ");
+        if (f[0].equals("LEASE")) {
+          out.add(new Lease(o, Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3].substring(3))));
+        }
+      }
+    }
+    out.sort(java.util.Comparator.comparingLong(Lease::atMillis));
+    return out;
   }
 
   /**
