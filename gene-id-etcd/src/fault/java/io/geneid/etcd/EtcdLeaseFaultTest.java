@@ -31,7 +31,6 @@ class EtcdLeaseFaultTest {
   void start() {
     etcd = PrivateEtcd.start();
     space = "f" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    etcd.put(PREFIX + "/leases/" + space + "/pool", "gen=0000000000000001;born=0;next=0"); // an old pool
   }
 
   @AfterEach
