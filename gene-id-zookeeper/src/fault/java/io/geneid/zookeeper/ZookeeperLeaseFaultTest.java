@@ -8,7 +8,6 @@ import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.IdIssuers;
 import io.geneid.core.testing.TcpProxy;
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
@@ -28,12 +27,9 @@ class ZookeeperLeaseFaultTest {
   private String space;
 
   @BeforeEach
-  void start() throws Exception {
+  void start() {
     zk = new TestZookeeper();
     space = "f" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    // an old pool: no first-start wait
-    zk.admin.create().creatingParentsIfNeeded().forPath(BASE + "/leases/" + space,
-        "gen=0000000000000001;born=0;next=0".getBytes(StandardCharsets.UTF_8));
   }
 
   @AfterEach
