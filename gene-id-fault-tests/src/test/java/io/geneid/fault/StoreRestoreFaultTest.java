@@ -36,7 +36,7 @@ class StoreRestoreFaultTest {
   /** A pool start and a takeover each wait up to TTL + borrow + 2 s; a loaded machine starts JVMs slowly. */
   private static final Duration FLOWING = Duration.ofSeconds(30);
 
-  /** A pool in use for long (as 0.1 wrote it): none of its worker ids is held when the copy is taken. */
+  /** A pool key as builds before #33 wrote it (now ignored): none of its worker ids is held when the copy is taken. */
   private static final String OLD_POOL = "gen=0000000000000001;born=0;next=0";
 
   @TempDir Path dir;
