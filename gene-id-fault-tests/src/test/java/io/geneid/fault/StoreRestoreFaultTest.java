@@ -119,7 +119,7 @@ class StoreRestoreFaultTest {
     FaultRun.Result r = new FaultRun("restore", runDir)
         .props(props)
         .jvms(2)
-        .steady(2)
+        .lateSteadySlot(1, Duration.ZERO, Map.of()) // steady too, from the start: it waits for the worker id
         .duration(Duration.ofSeconds(FaultRun.longProfile() ? 60 : 40))
         .recovery(TTL.plusSeconds(4))
         .at(Duration.ofSeconds(3), "restore the store from the copy right after a renewal", c -> {
