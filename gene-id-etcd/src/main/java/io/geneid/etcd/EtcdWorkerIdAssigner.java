@@ -70,7 +70,7 @@ import org.slf4j.LoggerFactory;
  *       mark, above now + the caller's borrowing bound. etcd has no clock of its own: times are the acquirer's.
  *   <li><b>Lost writes</b> (an etcd restored from a snapshot or a copy of its data directory, an operator's delete):
  *       etcd cannot tell, since a restored member keeps its cluster and member ids, so this assigner does not vouch
- *       for its history ({@code vouchesForHistory()} is false): a worker id whose key or claim was lost looks free
+ *       for its history ({@link #vouchesForHistory()} is false): a worker id whose key or claim was lost looks free
  *       and is granted at once, and the lease protocol makes every new lease issue only above its expiry + the
  *       borrowing bound + 2 s, when any holder the store forgot has fenced itself (it renews meanwhile).
  *   <li><b>Silence</b>: every call has a timeout ({@link Builder#timeout(Duration)}), so a renewal never hangs past

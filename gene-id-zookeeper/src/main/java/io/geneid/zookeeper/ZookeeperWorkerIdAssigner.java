@@ -73,7 +73,7 @@ import org.slf4j.LoggerFactory;
  *       mark, above ZooKeeper's now + the caller's borrowing bound.
  *   <li><b>Lost writes</b> (a restore from a snapshot or a copy of the data directory, an operator deleting nodes):
  *       ZooKeeper cannot tell every one, so this assigner does not vouch for its history
- *       ({@code vouchesForHistory()} is false): a worker id whose node or claim was lost looks free and is granted at
+ *       ({@link #vouchesForHistory()} is false): a worker id whose node or claim was lost looks free and is granted at
  *       once, and the lease protocol makes every new lease issue only above its expiry + the borrowing bound + 2 s,
  *       when any holder the store forgot has fenced itself (it renews meanwhile). Besides, a holder stops issuing as
  *       soon as its connection drops (a restore restarts the server), and a ZooKeeper client refuses to reconnect
