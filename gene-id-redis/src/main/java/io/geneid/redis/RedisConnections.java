@@ -521,6 +521,58 @@ final class RedisConnections {
     }
   }
 
+  /**
+   * Refuses a server whose {@code maxmemory-policy} may evict keys that carry no TTL ({@code allkeys-lru},
+   * {@code allkeys-lfu}, {@code allkeys-random}): none of gene-id's keys carries a TTL, so {@code noeviction} and the
+   * {@code volatile-*} policies never drop them (under {@code volatile-*} a full server refuses gene-id's writes, as
+   * {@code noeviction} does, rather than dropping its keys). The policy is read from {@code INFO memory}
+   * ({@code maxmemory_policy}), which managed services that rename or disable {@code CONFIG} still answer, so there is
+   * no case where it cannot be read and must be trusted; a server that does not report it is refused too. The policy
+   * counts even without a {@code maxmemory} limit: {@code CONFIG SET maxmemory} starts evicting at any time.
+   *
+   * @param what the store, for the message: "the Redis segment store at redis://..."
+   * @param keys the keys the policy could drop, for the message
+   * @param loss what follows when they are dropped
+   * @throws GeneIdException naming the policy, the keys and the fix
+   */
+  static void checkEviction(RedisClusterCommands<String, String> server, String what, String keys, String loss) {
+    String policy = infoField(server.info("memory"), "maxmemory_policy");
+    String refusal = evictionRefusal(policy, what, keys, loss);
+    if (refusal != null) {
+      throw new GeneIdException(refusal);
+    }
+  }
+
+  /** Why {@link #checkEviction} refuses {@code policy} (null: accepted). */
+  static @Nullable String evictionRefusal(@Nullable String policy, String what, String keys, String loss) {
+    if (policy != null && !policy.startsWith("allkeys-")) {
+      return null;
+    }
+    String found = policy == null ? "does not report its maxmemory-policy (INFO memory has no maxmemory_policy)"
+        : "runs with maxmemory-policy " + policy;
+    return what + " " + found + ": when memory runs short Redis may evict " + keys + ", and " + loss + ". Set "
+        + "maxmemory-policy noeviction (or a volatile-* policy: gene-id's keys carry no TTL) on that server, or give "
+        + "gene-id a Redis of its own";
+  }
+
+  /**
+   * The servers a store's keys may live on, for checks at build: the one server of a {@code redis://} or Sentinel
+   * link, every master of a cluster (from the client's topology).
+   */
+  static List<RedisClusterCommands<String, String>> masters(Link link) {
+    StatefulRedisClusterConnection<String, String> c = link.cluster;
+    if (c == null) {
+      return List.of(link.commands());
+    }
+    List<RedisClusterCommands<String, String>> masters = new ArrayList<>();
+    for (RedisClusterNode node : c.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+        masters.add(c.getConnection(node.getNodeId()).sync());
+      }
+    }
+    return masters;
+  }
+
   /** {@code INFO server} of the connection's server, checked for a version of 5.0 or later. */
   static String checkedServerInfo(RedisClusterCommands<String, String> commands, String what) {
     String info = commands.info("server");

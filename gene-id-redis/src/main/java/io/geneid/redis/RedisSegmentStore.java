@@ -56,6 +56,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   /** The default {@link Builder#keyPrefix(String)}: counters are {@code gene-id:segment:<tag>}. */
   public static final String DEFAULT_KEY_PREFIX = "gene-id";
+  /** What an evicted counter does, for the messages that refuse an evicting server. */
+  static final String EVICTED = "INCRBY then counts again from 0: every process issues ids that were already "
+      + "issued";
   /** The builder method and property that accept a Redis without persistence. */
   static final String OPT_IN = "allowWithoutPersistence(true) (property redis-allow-without-persistence=true)";
 
@@ -109,6 +112,12 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       // the claim and its WAIT run on the one server that owns the key (in a cluster: the master of its slot)
       RedisClusterCommands<String, String> server = link.serverOf(key);
       List<Object> reply = claim(server, key, step);
+      if ("evicting".equals(reply.get(0))) {
+        String policy = String.valueOf(reply.get(1));
+        throw new GeneIdException(RedisConnections.evictionRefusal("unknown".equals(policy) ? null : policy,
+            "the Redis segment store at " + where + " could not hand out " + step + " values of tag '" + bizTag
+            + "' (INCRBY " + key + "): the server", "the counter " + key, EVICTED));
+      }
       end = Long.parseLong(String.valueOf(reply.get(0)));
       String identity = String.valueOf(reply.get(1));
       int connected = Integer.parseInt(String.valueOf(reply.get(2)));
@@ -193,8 +202,13 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
-      Connected c = connect("the segment store",
-          (link, where) -> checkPersistence(link.commands(), where, allowWithoutPersistence));
+      Connected c = connect("the segment store", (link, where) -> {
+        checkPersistence(link.commands(), where, allowWithoutPersistence);
+        for (RedisClusterCommands<String, String> master : RedisConnections.masters(link)) {
+          RedisConnections.checkEviction(master, "the Redis segment store at " + where, "its segment counters ("
+              + keyPrefix + ":segment:<tag>, the coldest keys: one write per segment)", EVICTED);
+        }
+      });
       return new RedisSegmentStore(c.link(), keyPrefix, c.where(), timeout);
     }
   }

@@ -181,8 +181,12 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
     try {
       // in a cluster: the master that owns this pool's slot, where the scripts run
-      RedisConnections.checkedServerInfo(link.serverOf(metaKey), "the worker-id lease store, Redis at " + description
-          + ",");
+      RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+      RedisConnections.checkedServerInfo(server, "the worker-id lease store, Redis at " + description + ",");
+      RedisConnections.checkEviction(server, "the worker-id lease store, Redis at " + description + ",",
+          "the keys of space '" + space + "' (" + base + "*)", "every holder of the pool loses its lease and every"
+          + " worker id waits one TTL + borrowing + 2 s, as after a restart (an evicted record or pool meta is"
+          + " noticed, not trusted)");
     } catch (RedisException e) {
       close();
       throw new GeneIdException("cannot reach the worker-id lease store, Redis at " + description + ": "
