@@ -27,6 +27,9 @@ public final class PrivateSentinel implements AutoCloseable {
 
   /** The master name the sentinels monitor. */
   public static final String MASTER = "gid";
+  /** The user the data nodes replicate as ({@code masteruser}), on every data node. */
+  private static final String REPLICATION_USER = "repl";
+  private static final String REPLICATION_SECRET = "repl-secret";
 
   private final RedisProcesses processes;
   private final List<Integer> nodes = new ArrayList<>();
@@ -43,7 +46,10 @@ public final class PrivateSentinel implements AutoCloseable {
   public static PrivateSentinel start(Path dir) {
     PrivateSentinel s = new PrivateSentinel(dir);
     try {
-      List<String> data = List.of("--save", "", "--appendonly", "no", "--enable-debug-command", "yes");
+      List<String> data = new ArrayList<>(List.of("--save", "", "--appendonly", "no", "--enable-debug-command", "yes"));
+      // replicas log in as a user of their own, which cutReplicaLink turns off on the master
+      data.addAll(List.of("--user", REPLICATION_USER, "on", ">" + REPLICATION_SECRET, "~*", "&*", "+@all",
+          "--masteruser", REPLICATION_USER, "--masterauth", REPLICATION_SECRET));
       int master = PrivateRedis.freePort();
       s.processes.start(master, data);
       s.nodes.add(master);
@@ -142,6 +148,49 @@ public final class PrivateSentinel implements AutoCloseable {
     processes.restart(port, List.of("--replicaof", "127.0.0.1", Integer.toString(master)));
     awaitSynchronisedReplica(master, timeout);
     awaitHealthyReplica(port, timeout);
+  }
+
+  /**
+   * Cuts the link of every replica of the master on {@code master} (their replication user is turned off there and
+   * their connections killed): the replicas stay up, answer the sentinels, and cannot replicate until
+   * {@link #restoreReplicaLink(int)}. Waits until the master lists no replica.
+   */
+  public void cutReplicaLink(int master) {
+    processes.redis(master).aclSetuser(REPLICATION_USER, io.lettuce.core.AclSetuserArgs.Builder.off());
+    processes.redis(master).clientKill(io.lettuce.core.KillArgs.Builder.user(REPLICATION_USER));
+    RedisProcesses.await(() -> "0".equals(processes.info(master, "replication", "connected_slaves")),
+        Duration.ofSeconds(10), "the master on port " + master + " to lose its replicas");
+  }
+
+  /** Lets the replicas of the master on {@code master} replicate again (see {@link #cutReplicaLink(int)}). */
+  public void restoreReplicaLink(int master) {
+    processes.redis(master).aclSetuser(REPLICATION_USER, io.lettuce.core.AclSetuserArgs.Builder.on());
+  }
+
+  /** {@code SIGSTOP} of the data node this object started on {@code port}: it stays connected and answers nothing. */
+  public void freeze(int port) {
+    processes.signal(port, "STOP");
+  }
+
+  /** {@code SIGCONT} of a node {@link #freeze(int) frozen}. */
+  public void thaw(int port) {
+    processes.signal(port, "CONT");
+  }
+
+  /** Waits until every sentinel flags the replica on {@code port} subjectively down ({@code s_down}). */
+  public void awaitReplicaDown(int port, Duration timeout) {
+    RedisProcesses.await(() -> {
+      for (int s : sentinels) {
+        boolean down = false;
+        for (Map<String, String> r : sentinel(s).replicas(MASTER)) {
+          down |= String.valueOf(port).equals(r.get("port")) && r.getOrDefault("flags", "").contains("s_down");
+        }
+        if (!down) {
+          return false;
+        }
+      }
+      return true;
+    }, timeout, "every sentinel to flag the replica on port " + port + " down");
   }
 
   /** {@code SENTINEL FAILOVER gid} on the first sentinel; returns the master port before it. */

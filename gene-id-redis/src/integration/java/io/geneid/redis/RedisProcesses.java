@@ -122,6 +122,25 @@ final class RedisProcesses implements AutoCloseable {
     }
   }
 
+  /** {@code kill -<signal>} of the process this object started on {@code port} (e.g. STOP, CONT). */
+  void signal(int port, String signal) {
+    Process p = processes.get(port);
+    if (p == null || !p.isAlive()) {
+      throw new IllegalStateException("no process of this test runs on port " + port);
+    }
+    try {
+      int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + p.pid() + " exited with " + exit);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+
   private void drop(int port) {
     StatefulRedisConnection<String, String> c = connections.remove(port);
     if (c != null) {
