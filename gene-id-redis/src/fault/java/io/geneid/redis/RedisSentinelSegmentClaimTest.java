@@ -148,7 +148,11 @@ class RedisSentinelSegmentClaimTest {
         .commandTimeout(Duration.ofMillis(500)).allowWithoutPersistence(true).build();
   }
 
-  /** A process as far as the store can tell: a store over a client of its own, a generator and an issuer. */
+  /**
+   * A process as far as the store can tell: a store over a client of its own, a generator and an issuer. The
+   * generator is built by the issuer's thread, again after every failure: its first segment is fetched when it is
+   * built, and a process that starts while claims are refused keeps trying, as a service's start would.
+   */
   private static final class Worker implements AutoCloseable {
     final String name;
     final AtomicLong claims = new AtomicLong();
@@ -156,14 +160,15 @@ class RedisSentinelSegmentClaimTest {
     /** Why claims were refused: each distinct reason once, first words only. */
     final Set<String> reasons = ConcurrentHashMap.newKeySet();
     final RedisSegmentStore store;
-    final GeneSegmentGenerator generator;
+    final SegmentStore counting;
     final Issuer issuer;
+    private volatile GeneSegmentGenerator generator;
     private boolean closed;
 
     Worker(String name, PrivateSentinel sentinel, Set<Long> ids) {
       this.name = name;
       this.store = store(sentinel);
-      SegmentStore counting = (tag, step) -> {
+      this.counting = (tag, step) -> {
         try {
           Segment s = store.nextSegment(tag, step);
           claims.incrementAndGet();
@@ -175,9 +180,17 @@ class RedisSentinelSegmentClaimTest {
           throw e;
         }
       };
-      this.generator = GeneSegmentGenerator.builder(counting, TAG).minStep(100).maxStep(100)
-          .prefetchRetry(Duration.ofMillis(20)).fetchTimeout(Duration.ofSeconds(1)).build();
-      this.issuer = new Issuer(name, generator::nextId, 1, ids);
+      this.issuer = new Issuer(name, () -> generator().nextId(), 1, ids);
+    }
+
+    private GeneSegmentGenerator generator() {
+      GeneSegmentGenerator g = generator;
+      if (g == null) {
+        g = GeneSegmentGenerator.builder(counting, TAG).minStep(100).maxStep(100)
+            .prefetchRetry(Duration.ofMillis(20)).fetchTimeout(Duration.ofSeconds(1)).build();
+        generator = g;
+      }
+      return g;
     }
 
     @Override
@@ -187,7 +200,10 @@ class RedisSentinelSegmentClaimTest {
       }
       closed = true;
       issuer.close();
-      generator.close();
+      GeneSegmentGenerator g = generator;
+      if (g != null) {
+        g.close();
+      }
       store.close();
     }
   }

@@ -171,23 +171,11 @@ final class RedisConnections {
       if (uri == null || client == null) {
         return;
       }
-      List<Map<String, String>> replicas;
-      try {
-        replicas = sentinels(uri).sync().replicas(uri.getSentinelMasterId());
-      } catch (RedisException e) {
-        dropSentinels();
-        throw new GeneIdException(what + ": the server that took it has no replica, and no sentinel answered"
-            + " whether it is still the master '" + uri.getSentinelMasterId() + "': " + e.getMessage(), e);
-      }
-      for (Map<String, String> r : replicas) {
+      for (Map<String, String> r : sentinelReplicas(uri, what + ": the server that took it has no replica")) {
         String flags = r.getOrDefault("flags", "");
         String known = r.getOrDefault("runid", "");
         if (runId.equals(known)) {
-          reconnectIfSentinel();
-          throw new GeneIdException(what + ": the server that took it (" + r.get("ip") + ":" + r.get("port")
-              + ", run_id " + runId + ") is a replica of master '" + uri.getSentinelMasterId() + "' as the"
-              + " sentinels see it: a master demoted by a failover, still taking writes that will be lost; the"
-              + " connection goes to the master the sentinels name");
+          refuseDemoted(uri, r, runId, what);
         }
         boolean down = flags.contains("s_down") || flags.contains("o_down");
         if (!down && (known.isEmpty() || flags.contains("promoted"))) {
@@ -198,6 +186,61 @@ final class RedisConnections {
               + " under way and this server may be the master it replaces; it cannot count until it is over");
         }
       }
+    }
+
+    /**
+     * The replicas a failover could promote in place of the server that owns {@code key}, as the deployment lists
+     * them, whatever their state: on a Sentinel link the replicas the sentinels list for the master
+     * ({@code SENTINEL REPLICAS}: they keep listing a replica whose link is cut, that is down, or the old master of a
+     * failover, each of which they may promote once it answers again), except those with {@code replica-priority 0},
+     * which they never promote; in a cluster the replicas the topology lists for the master of the key's slot
+     * ({@code CLUSTER NODES}, failed ones included); 0 on a plain {@code redis://} link, which cannot see a replica
+     * that is not connected. On a Sentinel link, refuses a server the sentinels list as a replica (a master demoted
+     * by a failover, still taking writes), as {@link #checkAloneMaster} does.
+     *
+     * @param runId the run_id of the server the write went to
+     * @throws GeneIdException if the server is a replica as the sentinels see it, or no sentinel answers
+     */
+    int deploymentReplicas(String key, String runId, String what) {
+      StatefulRedisClusterConnection<String, String> c = cluster;
+      if (c != null) {
+        RedisClusterNode master = c.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+        int n = 0;
+        for (RedisClusterNode node : c.getPartitions()) {
+          n += master != null && master.getNodeId().equals(node.getSlaveOf()) ? 1 : 0;
+        }
+        return n;
+      }
+      RedisURI uri = sentinelUri;
+      if (uri == null || client == null) {
+        return 0;
+      }
+      int n = 0;
+      for (Map<String, String> r : sentinelReplicas(uri, what)) {
+        if (runId.equals(r.getOrDefault("runid", ""))) {
+          refuseDemoted(uri, r, runId, what);
+        }
+        n += "0".equals(r.getOrDefault("slave-priority", r.getOrDefault("replica-priority", ""))) ? 0 : 1;
+      }
+      return n;
+    }
+
+    private List<Map<String, String>> sentinelReplicas(RedisURI uri, String what) {
+      try {
+        return sentinels(uri).sync().replicas(uri.getSentinelMasterId());
+      } catch (RedisException e) {
+        dropSentinels();
+        throw new GeneIdException(what + ": no sentinel answered which replicas master '" + uri.getSentinelMasterId()
+            + "' has: " + e.getMessage(), e);
+      }
+    }
+
+    private void refuseDemoted(RedisURI uri, Map<String, String> r, String runId, String what) {
+      reconnectIfSentinel();
+      throw new GeneIdException(what + ": the server that took it (" + r.get("ip") + ":" + r.get("port")
+          + ", run_id " + runId + ") is a replica of master '" + uri.getSentinelMasterId() + "' as the"
+          + " sentinels see it: a master demoted by a failover, still taking writes that will be lost; the"
+          + " connection goes to the master the sentinels name");
     }
 
     private synchronized StatefulRedisSentinelConnection<String, String> sentinels(RedisURI uri) {
@@ -238,14 +281,38 @@ final class RedisConnections {
    * that dropped off (and could still be promoted with what it had) is waited for too. A new master (a failover or
    * restart) starts from the replicas it has. Without replicas it waits for nothing, but on a Sentinel link a server
    * without replicas counts only if the sentinels do not list it as a replica ({@link Link#checkAloneMaster}): a
-   * link that meets a demoted master for the first time has seen none of its replicas.
+   * link that meets a demoted master for the first time has seen none of its replicas. A wait for the deployment
+   * (segment claims) also waits for every replica the deployment lists ({@link Link#deploymentReplicas}), so a process
+   * that has seen none of them (it started while they were cut off or down) still waits for them.
    */
   static final class ReplicaWait {
     private final ConcurrentHashMap<String, Integer> seen = new ConcurrentHashMap<>();
     private final long waitMillis;
+    private final boolean deployment;
 
-    ReplicaWait(Duration timeout) {
+    /**
+     * @param deployment whether to wait for every replica the deployment lists too
+     *     ({@link Link#deploymentReplicas}): segment claims, which have no other defence against a failover to a
+     *     replica that missed them. Leases do not: a promoted replica starts a new pool generation (its run_id), so a
+     *     lease lost with the old master is never trusted, and waiting for a replica that is down would fence every
+     *     holder while it is down.
+     */
+    ReplicaWait(Duration timeout, boolean deployment) {
       this.waitMillis = Math.max(1, timeout.toMillis() / 2);
+      this.deployment = deployment;
+    }
+
+    /** A wait for the replicas this process has seen connected, not the deployment's (leases, bucket maps). */
+    ReplicaWait(Duration timeout) {
+      this(timeout, false);
+    }
+
+    /** {@link #await(Link, RedisClusterCommands, String, String, int, String)} of a wait without the deployment's. */
+    void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected, String what) {
+      if (deployment) {
+        throw new IllegalStateException("a wait for the deployment's replicas needs the key written");
+      }
+      await(link, server, "", identity, connected, what);
     }
 
     /**
@@ -253,25 +320,32 @@ final class RedisConnections {
      * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}). With no replica to wait for, on
      * a Sentinel link, {@link Link#checkAloneMaster}.
      *
+     * @param key the key written, whose slot's master the deployment's replicas are counted for (in a cluster)
      * @param connected the replicas the server had when it wrote
      * @param what what was written, for the message
      * @throws GeneIdException if fewer acknowledged within half the command timeout, or a Sentinel master without
      *     replicas is a replica as the sentinels see it
      */
-    void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected,
+    void await(Link link, RedisClusterCommands<String, String> server, String key, String identity, int connected,
         String what) {
-      int expected = seen.merge(identity, connected, Math::max);
+      int colon = identity.indexOf(':');
+      String runId = colon < 0 ? identity : identity.substring(0, colon);
+      int seenHere = seen.merge(identity, connected, Math::max);
+      int listed = deployment ? link.deploymentReplicas(key, runId, what) : 0;
+      int expected = Math.max(seenHere, listed);
       if (expected > 0) {
         long acked = server.waitForReplication(expected, waitMillis);
         if (acked < expected) {
           link.reconnectIfSentinel();
-          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas seen connected to "
-              + "the master acknowledged it within " + waitMillis + " ms, so a failover could lose it (a replica "
-              + "removed for good is forgotten when this process restarts)");
+          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas " + (listed
+              >= seenHere ? "the deployment lists for the master (a replica cut off, down or not caught up yet"
+              + " counts: a failover may promote it once it answers)" : "seen connected to the master") + " acknowledged"
+              + " it within " + waitMillis + " ms, so a failover could lose it" + (listed >= seenHere ? "; a replica"
+              + " removed for good must be removed from the deployment too (SENTINEL RESET, CLUSTER FORGET)"
+              : " (a replica removed for good is forgotten when this process restarts)"));
         }
-      } else {
-        int colon = identity.indexOf(':');
-        link.checkAloneMaster(colon < 0 ? identity : identity.substring(0, colon), what);
+      } else if (!deployment) {
+        link.checkAloneMaster(runId, what);
       }
     }
   }

@@ -71,7 +71,8 @@ import org.slf4j.LoggerFactory;
  *       of a record written in an older generation is refused, <i>even with a matching token</i> (the record may be
  *       older than what happened since), so its holder fences at once; every such worker id, and every id without a
  *       record, is granted only at {@code born + wait}, with at least that instant as the previous mark.
- *   <li><b>Keys lost one by one</b> (eviction under an {@code allkeys-*} policy, an operator's {@code DEL}): losing
+ *   <li><b>Keys lost one by one</b> (an operator's {@code DEL}; eviction, if the server is switched to an
+ *       {@code allkeys-*} policy after the build refused it): losing
  *       {@code meta} starts a new generation as above. Losing a worker record makes its holder's renewal fail; the
  *       worker id, known to have been granted (below {@code next}, or listed in the index), is marked
  *       {@code unknownSince} now and granted only {@code wait} later. Losing the index only hides ids until it is
@@ -106,8 +107,9 @@ import org.slf4j.LoggerFactory;
  * {@code everysec} (which may lose the last second), from RDB snapshots (an older state), or kept nothing. What a
  * kept data set still buys: released ids keep their exact marks until the restart, and {@code meta.next} keeps a new
  * generation from walking through old records. The segment store is different: it relies on its counters surviving,
- * see {@link RedisSegmentStore}. Use {@code maxmemory-policy noeviction} or a {@code volatile-*} policy (lease keys
- * have no TTL); an {@code allkeys-*} policy that evicts lease keys costs waits like a restart. Do not replace the
+ * see {@link RedisSegmentStore}. The build refuses an {@code allkeys-*} {@code maxmemory-policy} (read from
+ * {@code INFO memory}), whose evictions would cost every holder its lease and a wait like a restart; use
+ * {@code noeviction} or a {@code volatile-*} policy (lease keys have no TTL). Do not replace the
  * data set without a restart ({@code DEBUG RELOAD}, a {@code RESTORE} of old keys): that is a rollback Redis does not
  * reveal. Every process of a pool should use the same worker-id range and borrowing bound.
  *
