@@ -76,6 +76,8 @@ final class LeaseKeeper implements Runnable {
 
   // the keeper thread's own bookkeeping
   private long nextRenewalNanos;
+  /** The fencing deadline the last grant or renewal of the current holding gave, a doubt aside. */
+  private volatile long heldUntilNanos; // also set by a move to a fresh worker id, on the mover's thread
   private long failingSinceNanos;
   private long failedAttempts;
 
@@ -175,6 +177,7 @@ final class LeaseKeeper implements Runnable {
         return false;
       }
       nextRenewalNanos = first.sentNanos() + g.renewIntervalNanos;
+      heldUntilNanos = first.sentNanos() + g.deadlineNanos;
       recheckDoubt(doubted);
       started.complete(null);
       return true;
@@ -238,6 +241,17 @@ final class LeaseKeeper implements Runnable {
     WorkerLease lease = s.lease();
     long doubted = doubts.get();
     long sent = g.nanos.getAsLong();
+    if (sent - heldUntilNanos >= 0 && forgottenHoldersFloor(lease) != Long.MIN_VALUE) {
+      // The lease lapsed. A store that cannot vouch for its history may answer "still yours" from data restored
+      // from before another process was granted this worker id (that one is still issuing): reviving the lease would
+      // be a grant, so it is one: given back, and the next lease waits out forgotten holders.
+      revoke(h, "its lease lapsed at " + Instant.ofEpochMilli(s.renewedAtMillis() + g.deadlineNanos / 1_000_000)
+          + " and " + assigner.store() + " cannot vouch that nobody was granted it meanwhile: leasing again");
+      releaseQuietly(lease, h.engine.highWaterMark());
+      nextRenewalNanos = sent; // re-acquire at once
+      finishRenewal();
+      return;
+    }
     long sentWall = System.currentTimeMillis();
     long ahead = g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1;
     long mark = Math.max(ahead, h.engine.highWaterMark().toEpochMilli());
@@ -291,6 +305,7 @@ final class LeaseKeeper implements Runnable {
       return;
     }
     nextRenewalNanos = sent + g.renewIntervalNanos;
+    heldUntilNanos = sent + g.deadlineNanos;
     lastError = null;
     if (!inTime) {
       renewRequested = true;
@@ -428,6 +443,7 @@ final class LeaseKeeper implements Runnable {
       failingSinceNanos = 0;
       failedAttempts = 0;
       nextRenewalNanos = next.sentNanos() + g.renewIntervalNanos;
+      heldUntilNanos = next.sentNanos() + g.deadlineNanos;
       recheckDoubt(doubted);
       return Math.max(TimeUnit.MILLISECONDS.toNanos(1), nextRenewalNanos - g.nanos.getAsLong());
     } catch (RuntimeException e) {
@@ -481,7 +497,16 @@ final class LeaseKeeper implements Runnable {
       }
       long own = ownMarks.getOrDefault(lease.workerId(), 0L);
       long previous = Math.max(lease.previousHighWaterMark().toEpochMilli(), own);
-      long ahead = previous - g.clock.currentTimeMillis();
+      long clockNow = g.clock.currentTimeMillis();
+      long ahead = previous - clockNow;
+      long forgotten = forgottenHoldersFloor(lease);
+      if (forgotten > previous && ahead <= tolerable) {
+        if (forgotten - clockNow > tolerable + forgottenHoldersWait()) {
+          ahead = forgotten - clockNow; // this clock is far behind the store's: refused below as for a mark
+        } else {
+          previous = forgotten;
+        }
+      }
       if (ahead > tolerable) {
         if (lease.expiresAt().equals(Instant.MAX) && ahead <= tolerable + g.ttl.toMillis()) {
           // a static lease cannot move: its mark was recorded ahead by up to one TTL before a crash; wait it out
@@ -516,11 +541,32 @@ final class LeaseKeeper implements Runnable {
         throw e;
       }
       CoreHooks.get().ceiling(engine, renewed.highWaterMark().toEpochMilli());
-      g.leasesAcquired.incrementAndGet();
+      long first = previous;
+      boolean waits = first == forgotten;
       LOG.log(Level.INFO, () -> "leased " + where(lease.workerId()) + " as " + lease.owner()
           + " (previous holder's mark " + lease.previousHighWaterMark()
-          + (own > 0 ? ", this generator's own last mark " + Instant.ofEpochMilli(own) : "") + ")");
-      return new Acquired(h, renewed, sent, sentWall);
+          + (own > 0 ? ", this generator's own last mark " + Instant.ofEpochMilli(own) : "") + ")"
+          + (waits ? "; ids start after " + Instant.ofEpochMilli(first) + ", in "
+              + Math.max(0, first - g.maxBorrowMillis - g.clock.currentTimeMillis()) + " ms: " + assigner.store()
+              + " cannot vouch that it kept every write (a restore, a failover to a replica that missed writes), so"
+              + " this waits one TTL + max-borrow-millis + " + WorkerIdAssigner.HISTORY_MARGIN.toMillis()
+              + " ms from the grant, when any holder it may have forgotten has fenced itself" : ""));
+      Acquired acquired = new Acquired(h, renewed, sent, sentWall);
+      try {
+        if (waits) {
+          acquired = awaitIssuable(acquired, first - g.maxBorrowMillis + 1);
+        }
+      } catch (WorkerLeaseLostException e) {
+        claim.close();
+        lastError = e;
+        continue; // taken over while waiting: lease another
+      } catch (RuntimeException e) {
+        claim.close();
+        releaseQuietly(acquired.lease(), lease.previousHighWaterMark());
+        throw e;
+      }
+      g.leasesAcquired.incrementAndGet();
+      return acquired;
     }
     if (unusable.isEmpty() && refused != null) {
       throw refused;
@@ -532,6 +578,76 @@ final class LeaseKeeper implements Runnable {
         + "' are more than " + tolerable + " ms ahead of this generator's clock ("
         + Instant.ofEpochMilli(g.clock.currentTimeMillis()) + "): this clock is behind the clocks of their previous "
         + "holders; fix the clock (NTP) or allow a longer wait with ClockBackwardsPolicy");
+  }
+
+  /**
+   * The first id timestamp a new lease may issue if the store cannot vouch that it kept every acknowledged write
+   * ({@link WorkerIdAssigner#vouchesForHistory()}): past the grant ({@code expiresAt - TTL}, store time) plus one TTL,
+   * the borrowing bound and {@link WorkerIdAssigner#HISTORY_MARGIN}. Any holder the store forgot renewed last before
+   * the grant and stopped issuing one TTL after that at the latest. {@link Long#MIN_VALUE} if the store vouches or the
+   * lease never expires (a static worker id has no other holder).
+   */
+  private long forgottenHoldersFloor(WorkerLease lease) {
+    if (assigner.vouchesForHistory() || lease.expiresAt().equals(Instant.MAX)) {
+      return Long.MIN_VALUE;
+    }
+    return lease.expiresAt().toEpochMilli() + g.maxBorrowMillis + WorkerIdAssigner.HISTORY_MARGIN.toMillis();
+  }
+
+  /** How far ahead of the clock {@link #forgottenHoldersFloor} may lie, the skew margin aside. */
+  private long forgottenHoldersWait() {
+    return g.ttl.toMillis() + g.maxBorrowMillis + WorkerIdAssigner.HISTORY_MARGIN.toMillis();
+  }
+
+  /**
+   * Holds a new lease, renewing it every renew interval, until this generator's clock reaches {@code usableAtMillis}
+   * (when its engine can issue the lease's first timestamp within its borrowing bound). Returns the lease as last
+   * renewed.
+   *
+   * @throws WorkerLeaseLostException if a renewal found the lease taken over
+   * @throws GeneIdException if the generator was closed or the keeper interrupted meanwhile, or renewals failed until
+   *     the lease's deadline
+   */
+  private Acquired awaitIssuable(Acquired a, long usableAtMillis) {
+    LeaseState.Holding h = a.holding();
+    WorkerLease lease = a.lease();
+    long sent = a.sentNanos();
+    long sentWall = a.sentWallMillis();
+    long retryAt = sent + g.renewIntervalNanos;
+    for (long left = usableAtMillis - g.clock.currentTimeMillis(); left > 0;
+        left = usableAtMillis - g.clock.currentTimeMillis()) {
+      if (state.get().closed() || Thread.currentThread().isInterrupted()) {
+        throw new GeneIdException("closed while " + where(h.workerId) + " waited for holders the store may have "
+            + "forgotten to fence themselves");
+      }
+      long now = g.nanos.getAsLong();
+      if (now - retryAt >= 0) {
+        long s = now;
+        long sw = System.currentTimeMillis();
+        long mark = Math.max(g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1,
+            h.engine.highWaterMark().toEpochMilli());
+        WorkerLease held = lease;
+        try {
+          lease = call("renew of worker id " + h.workerId + " at " + assigner,
+              () -> assigner.renew(held, Instant.ofEpochMilli(mark)));
+          CoreHooks.get().ceiling(h.engine, lease.highWaterMark().toEpochMilli());
+          sent = s;
+          sentWall = sw;
+          retryAt = s + g.renewIntervalNanos;
+        } catch (WorkerLeaseLostException e) {
+          throw e;
+        } catch (RuntimeException e) {
+          if (g.nanos.getAsLong() - (sent + g.deadlineNanos) >= 0) {
+            throw e;
+          }
+          lastError = e;
+          retryAt = g.nanos.getAsLong() + g.retryIntervalNanos;
+        }
+        continue;
+      }
+      g.sleep.accept(Math.max(1, Math.min(TimeUnit.MILLISECONDS.toNanos(left), retryAt - now)));
+    }
+    return new Acquired(h, lease, sent, sentWall);
   }
 
   private void awaitClock(long targetMillis, long maxMillis) {
@@ -625,6 +741,7 @@ final class LeaseKeeper implements Runnable {
         giveUp(next.holding(), next.lease(), "not needed: worker id " + from.workerId + " was given up meanwhile");
         throw new GeneIdException("worker id " + from.workerId + " was given up meanwhile");
       }
+      heldUntilNanos = next.sentNanos() + g.deadlineNanos;
       recheckDoubt(doubted);
       g.workerSwitches.incrementAndGet();
       // every id returned from `from` passed the fencing check before the new state was published, so the mark

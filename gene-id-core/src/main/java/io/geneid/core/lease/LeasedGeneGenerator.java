@@ -28,6 +28,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
+import java.util.function.LongConsumer;
 import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
@@ -48,6 +49,12 @@ import org.jspecify.annotations.Nullable;
  *       deadline passes, the generator issues nothing and throws {@link WorkerLeaseLostException}. A renewal that the
  *       store refuses (the token is not the one it holds) fences at once. Either way the keeper re-acquires a worker
  *       id (or revives the lease, if nobody took it) and issuing resumes.
+ *   <li><b>A grant the store cannot vouch for waits out forgotten holders.</b> No grant may overlap anything a live
+ *       holder could still issue, under any loss of acknowledged writes the store can suffer. Unless the assigner
+ *       {@link WorkerIdAssigner#vouchesForHistory() vouches} for its history, a new lease issues only timestamps
+ *       after its grant plus one TTL, {@code maxBorrowMillis} and {@link WorkerIdAssigner#HISTORY_MARGIN}, by when
+ *       any holder the store forgot (restored from a copy, failed over to a replica that missed writes) has fenced
+ *       itself; the lease is renewed meanwhile, and {@code build()} returns once ids can be issued.
  *   <li><b>One generator per worker id in a JVM.</b> Each worker id held is claimed in {@link GeneIdRegistry}; one
  *       that another generator of this JVM uses is given back and another is leased (a static assigner, which has no
  *       other, fails with a message naming both generators).
@@ -124,6 +131,8 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   final long storeWaitNanos;
   final long startTimeoutNanos;
   final LongSupplier nanos;
+  /** Parks the keeper for the given nanos while it waits out forgotten holders; tests move their clocks instead. */
+  final LongConsumer sleep;
   final AtomicLong leasesAcquired = new AtomicLong();
   final AtomicLong leasesLost = new AtomicLong();
   final AtomicLong workerSwitches = new AtomicLong();
@@ -158,6 +167,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     this.startTimeoutNanos = (b.startTimeout != null ? b.startTimeout
         : ttl.multipliedBy(4).plusSeconds(10)).toNanos();
     this.nanos = b.nanos;
+    this.sleep = b.sleep;
     this.spread = new GeneSpread(layout.geneBits());
     this.keeper = new LeaseKeeper(this, state, b.manualKeeper);
   }
@@ -611,6 +621,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     Duration storeWait = DEFAULT_STORE_WAIT;
     @Nullable Duration startTimeout;
     LongSupplier nanos = System::nanoTime;
+    LongConsumer sleep = LockSupport::parkNanos;
     boolean manualKeeper;
     boolean ownsAssigner;
 
@@ -699,6 +710,12 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     /** The monotonic time of fencing deadlines; tests drive it by hand. */
     Builder nanoTime(LongSupplier nanos) {
       this.nanos = Objects.requireNonNull(nanos, "nanos");
+      return this;
+    }
+
+    /** How the keeper sleeps while it waits out holders the store may have forgotten; tests move time instead. */
+    Builder sleep(LongConsumer sleep) {
+      this.sleep = Objects.requireNonNull(sleep, "sleep");
       return this;
     }
 

@@ -35,8 +35,39 @@ public interface WorkerIdAssigner extends AutoCloseable {
     return toString();
   }
 
+  /**
+   * The margin for clock skew between the processes of a pool that every unknown-history wait adds: a grant that
+   * must wait out holders the store may have forgotten issues only after {@code grant + TTL + borrowSlack} plus this.
+   * Keep the clocks of a pool's hosts within it (NTP).
+   */
+  Duration HISTORY_MARGIN = Duration.ofSeconds(2);
+
   /** How long a lease lasts without renewal: after it, the store lets another process take the worker id. */
   Duration ttl();
+
+  /**
+   * Whether this store notices every loss of acknowledged writes it can suffer, so that a grant may be trusted to
+   * overlap no live holder. The rule of the lease protocol: <b>no grant may overlap anything a live holder could still
+   * issue, under any loss of acknowledged writes the store can suffer</b> (a restore from a backup or a copy of its
+   * data, a failover to a replica that missed writes, eviction, truncate and reload).
+   *
+   * <p>A store that can lose writes without noticing cannot show a holder it forgot: that holder's record is older
+   * than what it wrote, or gone. So when this is false (the default), a {@link LeasedGeneGenerator} does not trust a
+   * grant's view of history: it renews the new lease but issues only timestamps after
+   * {@code lease.expiresAt() + borrowSlack + }{@link #HISTORY_MARGIN} (the grant's store time plus one TTL, the
+   * furthest a holder may borrow ahead, and the skew margin). Any holder the store forgot renewed for the last time
+   * before the grant, and its renewals after it are refused (its random token is not the store's), so it stopped
+   * issuing within one TTL of the grant at the latest. Such a store's fresh grants thus cost one TTL plus about
+   * 2 s before the first id; a grant's {@link WorkerLease#expiresAt()} must be the store's time of the grant plus
+   * {@link #ttl()}.
+   *
+   * <p>Return true only if every such loss changes something the store checks at every grant (for Redis: its
+   * {@code run_id} and replication id, with eviction refused), and the store then waits out the same rule itself for
+   * the worker ids concerned.
+   */
+  default boolean vouchesForHistory() {
+    return false;
+  }
 
   /**
    * Leases a free worker id of the pool: the least recently used one first. Waits (up to the assigner's acquire
@@ -45,8 +76,9 @@ public interface WorkerIdAssigner extends AutoCloseable {
    * <p>The lease's {@link WorkerLease#previousHighWaterMark()} is never below {@code store now + borrowSlack}: a
    * previous holder that lost its lease may have issued ids up to {@code borrowSlack} beyond its clock. A worker id
    * whose history the store cannot vouch for (its record is missing or the store restarted, failed over or rolled
-   * back) is granted only once any earlier holder must have fenced itself: one TTL plus {@code borrowSlack} plus a
-   * margin for clock skew after the store noticed.
+   * back) is granted only once any earlier holder must have fenced itself: one TTL plus {@code borrowSlack} plus
+   * {@link #HISTORY_MARGIN} after the store noticed. A store that cannot notice every such loss says so
+   * ({@link #vouchesForHistory()}), and its holders apply the same wait to every grant.
    *
    * @param layoutMaxWorkerId the largest worker id the caller's layout can carry ({@code 2^W - 1}); the pool is cut
    *     to it, and a pool that starts above it is an error

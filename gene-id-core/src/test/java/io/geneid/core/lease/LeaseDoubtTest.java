@@ -41,6 +41,11 @@ class LeaseDoubtTest {
     }
 
     @Override
+    public boolean vouchesForHistory() {
+      return holder.vouchesForHistory();
+    }
+
+    @Override
     public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
       return holder.acquire(layoutMaxWorkerId, borrowSlack);
     }

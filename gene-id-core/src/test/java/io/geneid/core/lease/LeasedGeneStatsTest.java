@@ -47,6 +47,11 @@ class LeasedGeneStatsTest {
     }
 
     @Override
+    public boolean vouchesForHistory() {
+      return store.vouchesForHistory();
+    }
+
+    @Override
     public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
       return store.acquire(layoutMaxWorkerId, borrowSlack);
     }

@@ -53,6 +53,11 @@ final class ModelLeaseStore {
   volatile long unknownHistoryWaitNanos;
   /** The next this many calls take effect in the store, but their reply is lost. */
   final AtomicInteger repliesToLose = new AtomicInteger();
+  /**
+   * What the store's holders answer to {@link WorkerIdAssigner#vouchesForHistory()}: true for a store that notices
+   * every loss it suffers (every fault of this store but {@link #rollBackSilently}); false lets the protocol wait.
+   */
+  volatile boolean vouches = true;
 
   ModelLeaseStore(String space, long minWorkerId, long maxWorkerId, Duration ttl, GeneClock storeClock) {
     this(space, minWorkerId, maxWorkerId, ttl, storeClock, System::nanoTime);
@@ -164,6 +169,18 @@ final class ModelLeaseStore {
     markAllUnknown();
   }
 
+  /**
+   * The store comes back from an older snapshot and cannot tell (a database restored from a copy of its files, a
+   * replica that missed writes promoted with the same identity): the records of then, tokens and expiries included,
+   * and nothing marked unknown. A holder granted since the snapshot is unknown to the store until its next renewal
+   * is refused.
+   */
+  @SuppressWarnings("unchecked")
+  synchronized void rollBackSilently(Object snapshot) {
+    records.clear();
+    records.putAll((Map<Long, Rec>) snapshot);
+  }
+
   private void maybeLoseReply(Op op) {
     if (repliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new GeneIdException("the model store's reply to " + op + " was lost");
@@ -194,6 +211,11 @@ final class ModelLeaseStore {
     @Override
     public Duration ttl() {
       return ttl;
+    }
+
+    @Override
+    public boolean vouchesForHistory() {
+      return vouches;
     }
 
     private void enter(Op op, long workerId) {
