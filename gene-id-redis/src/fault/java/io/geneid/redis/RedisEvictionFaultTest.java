@@ -92,6 +92,31 @@ class RedisEvictionFaultTest {
   }
 
   /**
+   * The assigner vouches for the pool's history (the lease protocol then trusts its grants) while the server of its
+   * grants can evict none of its keys, and stops vouching from the first grant after a switch to {@code allkeys-lru}.
+   */
+  @Test
+  void theLeaseStoreVouchesForHistoryOnlyWhileItsKeysCannotBeEvicted() {
+    try (RedisProcesses redis = new RedisProcesses(dir)) {
+      int port = PrivateRedis.freePort();
+      redis.start(port, cacheServer("noeviction"));
+      try (RedisWorkerIdAssigner assigner = RedisWorkerIdAssigner.builder().redisUri("redis://127.0.0.1:" + port)
+          .keyPrefix(PREFIX).space("vouch").workerIds(0, 3).ttl(Duration.ofSeconds(1))
+          .acquireTimeout(Duration.ofSeconds(10)).build()) {
+        assertThat(assigner.vouchesForHistory()).as("built on noeviction").isTrue();
+        assigner.acquire(255, Duration.ofMillis(10));
+        assertThat(assigner.vouchesForHistory()).as("after a grant on noeviction").isTrue();
+        redis.redis(port).configSet("maxmemory-policy", "allkeys-lru");
+        assigner.acquire(255, Duration.ofMillis(10));
+        assertThat(assigner.vouchesForHistory()).as("after a grant on allkeys-lru").isFalse();
+      }
+    }
+    assertThat(RedisWorkerIdAssigner.vouches("unknown:0123", "noeviction")).as("no run_id").isFalse();
+    assertThat(RedisWorkerIdAssigner.vouches("abc:unknown", "noeviction")).as("no master_replid").isFalse();
+    assertThat(RedisWorkerIdAssigner.vouches("abc:def", "volatile-lru")).isTrue();
+  }
+
+  /**
    * The reproduction: process 1 issues {@value #IDS} ids on a server that evicts nothing, an operator switches it to
    * {@code allkeys-lru}, a cache fills it and evicts the tag's counter. Before the fix process 1 went on without an
    * error from a counter back at 0, and a process 2 started after the eviction issued {@value #IDS} ids of which
