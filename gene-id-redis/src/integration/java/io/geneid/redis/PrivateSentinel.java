@@ -27,9 +27,6 @@ public final class PrivateSentinel implements AutoCloseable {
 
   /** The master name the sentinels monitor. */
   public static final String MASTER = "gid";
-  /** The user the data nodes replicate as ({@code masteruser}), on every data node. */
-  private static final String REPLICATION_USER = "repl";
-  private static final String REPLICATION_SECRET = "repl-secret";
 
   private final RedisProcesses processes;
   private final List<Integer> nodes = new ArrayList<>();
@@ -48,8 +45,7 @@ public final class PrivateSentinel implements AutoCloseable {
     try {
       List<String> data = new ArrayList<>(List.of("--save", "", "--appendonly", "no", "--enable-debug-command", "yes"));
       // replicas log in as a user of their own, which cutReplicaLink turns off on the master
-      data.addAll(List.of("--user", REPLICATION_USER, "on", ">" + REPLICATION_SECRET, "~*", "&*", "+@all",
-          "--masteruser", REPLICATION_USER, "--masterauth", REPLICATION_SECRET));
+      data.addAll(RedisProcesses.replicationUser());
       int master = PrivateRedis.freePort();
       s.processes.start(master, data);
       s.nodes.add(master);
@@ -156,15 +152,12 @@ public final class PrivateSentinel implements AutoCloseable {
    * {@link #restoreReplicaLink(int)}. Waits until the master lists no replica.
    */
   public void cutReplicaLink(int master) {
-    processes.redis(master).aclSetuser(REPLICATION_USER, io.lettuce.core.AclSetuserArgs.Builder.off());
-    processes.redis(master).clientKill(io.lettuce.core.KillArgs.Builder.user(REPLICATION_USER));
-    RedisProcesses.await(() -> "0".equals(processes.info(master, "replication", "connected_slaves")),
-        Duration.ofSeconds(10), "the master on port " + master + " to lose its replicas");
+    processes.cutReplicaLinks(master);
   }
 
   /** Lets the replicas of the master on {@code master} replicate again (see {@link #cutReplicaLink(int)}). */
   public void restoreReplicaLink(int master) {
-    processes.redis(master).aclSetuser(REPLICATION_USER, io.lettuce.core.AclSetuserArgs.Builder.on());
+    processes.restoreReplicaLinks(master);
   }
 
   /** {@code SIGSTOP} of the data node this object started on {@code port}: it stays connected and answers nothing. */
