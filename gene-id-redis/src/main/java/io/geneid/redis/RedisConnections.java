@@ -101,6 +101,11 @@ final class RedisConnections {
       return connection;
     }
 
+    /** Whether this link reaches one server through a plain URI or connection (neither Sentinel nor Cluster). */
+    boolean plain() {
+      return cluster == null && sentinelUri == null;
+    }
+
     /** Commands routed by their first key: in a cluster, to the master of that key's slot. */
     RedisClusterCommands<String, String> commands() {
       return commands;
@@ -318,7 +323,7 @@ final class RedisConnections {
     /**
      * {@code WAIT} on {@code server} (the connection the write went over) for the replicas of {@code identity}; when
      * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}). With no replica to wait for, on
-     * a Sentinel link, {@link Link#checkAloneMaster}.
+     * a Sentinel link, {@link Link#checkAloneMaster} (a wait for the deployment has checked the sentinels' list).
      *
      * @param key the key written, whose slot's master the deployment's replicas are counted for (in a cluster)
      * @param connected the replicas the server had when it wrote
@@ -337,12 +342,12 @@ final class RedisConnections {
         long acked = server.waitForReplication(expected, waitMillis);
         if (acked < expected) {
           link.reconnectIfSentinel();
-          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas " + (listed
-              >= seenHere ? "the deployment lists for the master (a replica cut off, down or not caught up yet"
-              + " counts: a failover may promote it once it answers)" : "seen connected to the master") + " acknowledged"
-              + " it within " + waitMillis + " ms, so a failover could lose it" + (listed >= seenHere ? "; a replica"
-              + " removed for good must be removed from the deployment too (SENTINEL RESET, CLUSTER FORGET)"
-              : " (a replica removed for good is forgotten when this process restarts)"));
+          String whose = listed >= seenHere ? "the deployment lists for the master (cut off, down or not in sync"
+              + " yet: each may be promoted once it answers; remove a replica gone for good from the deployment:"
+              + " SENTINEL RESET, CLUSTER FORGET)" : "seen connected to the master (a replica removed for good is"
+              + " forgotten when this process restarts)";
+          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas " + whose
+              + " acknowledged it within " + waitMillis + " ms, so a failover could lose it");
         }
       } else if (!deployment) {
         link.checkAloneMaster(runId, what);

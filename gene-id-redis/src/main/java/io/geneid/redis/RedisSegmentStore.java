@@ -235,8 +235,33 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
           RedisConnections.checkEviction(master, "the Redis segment store at " + where, "its segment counters ("
               + keyPrefix + ":segment:<tag>, the coldest keys: one write per segment)", EVICTED);
         }
+        checkReplicas(link, where);
       });
       return new RedisSegmentStore(c.link(), keyPrefix, c.where(), timeout);
+    }
+  }
+
+  /**
+   * On a Sentinel link, asks the sentinels for the master's replicas once, so that a deployment whose sentinels
+   * cannot say (they refuse {@code SENTINEL REPLICAS}, or list the server as a replica) is refused at build rather
+   * than at every claim. On a plain link to a master with replicas, warns: this store sees only the replicas connected
+   * to it, so a failover made by hand to a replica that was cut off could hand ranges out again (see the class
+   * comment); refusing would lock out masters whose replicas serve reads or backups and are never promoted.
+   */
+  private static void checkReplicas(RedisConnections.Link link, String where) {
+    RedisClusterCommands<String, String> server = link.commands();
+    String what = "the Redis segment store at " + where + " cannot guarantee its claims";
+    if (!link.plain()) {
+      String runId = String.valueOf(RedisConnections.infoField(server.info("server"), "run_id"));
+      link.deploymentReplicas("", runId, what);
+      return;
+    }
+    String connected = RedisConnections.infoField(server.info("replication"), "connected_slaves");
+    if (connected != null && !"0".equals(connected)) {
+      LOG.warn("the Redis segment store at {} writes to a master with {} replicas through a plain URI: it waits for "
+          + "the replicas it sees connected, and cannot see one that is cut off. Fail this master over by hand only "
+          + "once its replica has caught up, or connect through redis-sentinel:// or redis-cluster://, whose "
+          + "replicas it always waits for", where, connected);
     }
   }
 
