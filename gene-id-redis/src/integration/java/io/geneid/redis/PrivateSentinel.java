@@ -21,7 +21,9 @@ import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
  * A Redis Sentinel deployment of a test's own on loopback: a master, one replica and three sentinels (quorum 2,
  * {@code down-after-milliseconds 1000}, {@code failover-timeout 2000}), each a {@code redis-server} process (the
  * sentinels run {@code redis-server <config> --sentinel}, what the {@code redis-sentinel} binary is) with a directory
- * of its own; {@link #close()} kills exactly the processes it started. The data nodes keep nothing on disk.
+ * of its own; {@link #close()} kills exactly the processes it started. The data nodes keep nothing on disk, and
+ * replicate as a user of their own, so a test can cut a replica's link ({@link #cutReplicaLink(int)}) or freeze a
+ * node ({@link #freeze(int)}) while it stays listed by the sentinels.
  */
 public final class PrivateSentinel implements AutoCloseable {
 
