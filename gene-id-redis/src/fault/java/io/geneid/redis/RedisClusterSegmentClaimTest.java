@@ -27,6 +27,13 @@ class RedisClusterSegmentClaimTest {
 
   @Test
   void aProcessStartedWhileTheReplicasLinkIsCutNeverGetsRangesHandedOutAgain() throws Exception {
+    // once, or gene-id.redis.ha.rounds times (the long profile), each on a cluster of its own
+    for (int round = 1; round <= Integer.getInteger("gene-id.redis.ha.rounds", 1); round++) {
+      run(dir.resolve("round-" + round));
+    }
+  }
+
+  private static void run(Path dir) throws Exception {
     try (PrivateCluster cluster = PrivateCluster.start(dir)) {
       String tag = "order";
       String key = PREFIX + ":segment:" + tag;

@@ -65,7 +65,14 @@ class RedisSentinelSegmentClaimTest {
     void apply(PrivateSentinel sentinel, int master, int replica) throws Exception;
   }
 
+  /** The scenario on a deployment of its own, once, or {@code gene-id.redis.ha.rounds} times (the long profile). */
   private void run(String fault, Step cut, Step failover) throws Exception {
+    for (int round = 1; round <= Integer.getInteger("gene-id.redis.ha.rounds", 1); round++) {
+      run(dir.resolve("round-" + round), fault, cut, failover);
+    }
+  }
+
+  private void run(Path dir, String fault, Step cut, Step failover) throws Exception {
     try (PrivateSentinel sentinel = PrivateSentinel.start(dir)) {
       int master = sentinel.masterPort();
       int replica = sentinel.other(master);

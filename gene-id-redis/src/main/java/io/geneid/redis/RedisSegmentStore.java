@@ -35,10 +35,10 @@ import org.slf4j.LoggerFactory;
  * master's death is promoted before it can resynchronise). This process's own view is not enough: a process that
  * starts while the replica is cut off sees none, and before this rule its claims counted (issue #34: 400 and 200
  * duplicate ids in the two cases of {@code RedisSentinelSegmentClaimTest}, 400 in a cluster's
- * {@code RedisClusterSegmentClaimTest}, 0 now). In a cluster they are the
- * replicas the client's topology lists for the master of the key's slot, failed ones included. A {@code redis://}
- * link sees only connected replicas: fail such a master over only once its replica caught up. The smaller rules do
- * not hold: waiting only for replicas that are up lets case (b) of the issue through, and a master alone "because its
+ * {@code RedisClusterSegmentClaimTest}, 0 now). In a cluster they are the replicas the client's topology lists for
+ * the master of the key's slot, failed ones included. A {@code redis://} link sees only connected replicas: fail such
+ * a master over only once its replica caught up ({@link Builder#build()} warns about a master with replicas). The
+ * smaller rules do not hold: waiting only for replicas that are up lets case (b) of the issue through, and a master alone "because its
  * replicas are down" is exactly that case. The price is availability, not correctness: while a listed replica is
  * unreachable or behind, claims fail (a retryable failure: the generator lives on its buffer and retries), so after a
  * master's death claims resume when it is back as a replica and in sync, or removed ({@code SENTINEL RESET}); a
