@@ -148,21 +148,12 @@ public final class JdbcSegmentStore implements SegmentStore {
       try (Statement st = s.statement()) {
         st.execute(ddl(table));
       } catch (SQLException e) {
-        if (!tableExists(s)) { // another process created it at the same moment: that is success too
+        if (!s.tableExists(table)) { // another process created it at the same moment: that is success too
           throw e;
         }
         LOG.debug("segment table {} was created by another process at the same time ({})", table, e.getMessage());
       }
       tableReady = true;
-    }
-  }
-
-  private boolean tableExists(JdbcSession s) {
-    try (Statement st = s.statement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
-      rs.next();
-      return true;
-    } catch (SQLException e) {
-      return false;
     }
   }
 
