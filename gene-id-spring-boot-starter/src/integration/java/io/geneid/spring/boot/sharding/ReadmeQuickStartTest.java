@@ -93,7 +93,8 @@ class ReadmeQuickStartTest {
 
   /**
    * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
-   * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
+   * README places each auto table where ShardingSphere puts it), without their {@code shop_<d>.} qualifier, or all
+   * of them when the block has no such lines.
    */
   static List<String> ddlFor(String ddl, int d) {
     List<String> statements = new ArrayList<>();
@@ -103,7 +104,7 @@ class ReadmeQuickStartTest {
       if (line.startsWith("-- in shop_")) {
         mine = line.trim().equals("-- in shop_" + d);
       } else if (mine && !line.isBlank()) {
-        statements.add(line.trim().replaceAll(";$", ""));
+        statements.add(line.trim().replaceAll(";$", "").replace(" shop_" + d + ".", " "));
       }
     }
     return statements;

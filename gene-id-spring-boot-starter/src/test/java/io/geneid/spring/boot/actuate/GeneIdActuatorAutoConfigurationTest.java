@@ -9,10 +9,7 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.lease.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
-import io.geneid.core.testing.TcpProxy;
 import io.geneid.micrometer.GeneIdMetrics;
-import io.geneid.redis.RedisWorkerIdAssigner;
-import io.geneid.redis.TestRedis;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
@@ -211,51 +208,6 @@ class GeneIdActuatorAutoConfigurationTest {
         .run(context -> assertThat(context).getFailure().rootCause()
             .hasMessage("management.health.geneid.lease-remaining-threshold must be below the lease TTL (PT0.6S) of "
                 + "generator 'leasedGenerator' but was PT0.6S: health would always be DOWN"));
-  }
-
-  /** A leased generator over the shared Redis, reached through a proxy the test kills. */
-  @Configuration(proxyBeanMethods = false)
-  static class RedisLease {
-    @Bean(destroyMethod = "close")
-    LeasedGeneGenerator leasedGenerator(org.springframework.core.env.Environment env) {
-      return LeasedGeneGenerator.builder().assigner(RedisWorkerIdAssigner.builder()
-          .redisUri(env.getRequiredProperty("test.redis-uri")).keyPrefix(env.getRequiredProperty("test.prefix"))
-          .space(env.getRequiredProperty("test.space")).workerIds(0, 3).ttl(Duration.ofMillis(900))
-          .acquireTimeout(Duration.ofSeconds(5)).build()).build();
-    }
-  }
-
-  @Test
-  void aLeaseWhoseStoreVanishesGoesDownWithTheRenewalError() throws Exception {
-    try (TestRedis redis = new TestRedis("starter_actuate"); TcpProxy proxy = new TcpProxy("127.0.0.1", 6379)) {
-      String space = redis.agedSpace();
-      runner.withUserConfiguration(RedisLease.class)
-          .withPropertyValues("test.redis-uri=redis://127.0.0.1:" + proxy.port(), "test.prefix=" + redis.prefix,
-              "test.space=" + space)
-          .run(context -> {
-            GeneIdHealthIndicator indicator = context.getBean(GeneIdHealthIndicator.class);
-            LeasedGeneGenerator generator = context.getBean(LeasedGeneGenerator.class);
-            assertThat(indicator.health().getStatus()).isEqualTo(Status.UP);
-            long worker = generator.workerId();
-
-            proxy.stop();
-            Await.until(() -> indicator.health().getStatus().equals(Status.DOWN), Duration.ofSeconds(15),
-                "health DOWN");
-            Await.until(() -> !generator.isIssuing(), Duration.ofSeconds(15), "the lease to lapse");
-            Health down = indicator.health();
-            Map<String, Object> d = details(down, "leasedGenerator");
-            assertThat(down.getStatus()).isEqualTo(Status.DOWN);
-            assertThat(d).containsEntry("status", "DOWN").containsEntry("issuing", false)
-                .containsEntry("workerId", worker).containsEntry("space", space)
-                .containsEntry("leaseRemaining", "0 ms").containsEntry("fencings", 1L)
-                .containsEntry("reason", "the worker-id lease is lost: no ids are issued until a worker id is leased"
-                    + " again");
-            assertThat((String) d.get("lastRenewalError")).isNotBlank();
-            assertThat((Long) d.get("renewalFailures")).isPositive();
-            System.out.println("GET /actuator/health/geneid, lease store gone:\n"
-                + new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(down));
-          });
-    }
   }
 
   // ---------------------------------------------------------------- metrics
