@@ -76,6 +76,17 @@ class HealthyStartLogTest {
     List<String> leased = lines(log, ": leased worker id");
     assertThat(leased).as(log).hasSize(1);
     assertThat(leased.get(0).split(" as p1\\b", -1)).as(leased.get(0)).hasSize(2);
+    // the table exists now: found in the catalog, by its own name and qualified by its database from another one
+    int again = output.getAll().length();
+    for (String[] at : new String[][] {{database, table}, {"test", database + "." + table}}) {
+      runner.withPropertyValues("gene-id.worker-assigner=jdbc", "gene-id.jdbc.url=" + MARIADB + at[0],
+          "gene-id.jdbc.username=root", "gene-id.jdbc.create-tables=true", "gene-id.jdbc.lease-table=" + at[1],
+          "gene-id.lease.space=" + unique("s"), "gene-id.lease.worker-id-min=241", "gene-id.lease.worker-id-max=249")
+          .run(context -> assertThat(context).hasNotFailed());
+    }
+    String later = output.getAll().substring(again);
+    assertThat(lines(later, " WARN ")).as(later).isEmpty();
+    assertThat(lines(later, "created the worker-id lease table")).as(later).isEmpty();
   }
 
   @Test

@@ -70,9 +70,10 @@ public class GeneIdShardingCheckAutoConfiguration {
                 + String.join("\n  - ", problems));
           }
           List<GeneAlgorithm> algorithms = GeneShardingCheck.geneAlgorithms(e.getValue());
-          checkGeneBits(describe(e.getKey(), e.getValue()), ids, algorithms);
+          String dataSource = describe(e.getKey(), e.getValue());
+          checkGeneBits(dataSource, ids, algorithms);
           LOG.info("gene-id: gene sharding of {} checked: every gene reaches a node, every node is reached{}",
-              describe(e.getKey(), e.getValue()), ids.isEmpty() || algorithms.isEmpty() ? ""
+              dataSource, ids.isEmpty() || algorithms.isEmpty() ? ""
                   : ", and its gene algorithms " + algorithms.stream().map(GeneAlgorithm::name).toList()
                       + " read the gene-bits=" + ids.get(0).geneBits() + " of " + ids.stream()
                           .map(IdSource::what).collect(Collectors.joining(" and ")));
