@@ -123,8 +123,8 @@ final class GeneIdStoreException extends RuntimeException {
         if (state.startsWith("28")) {
           return Kind.CREDENTIALS; // invalid authorization: wrong password, unknown user
         }
-        if (state.equals("42S02") || state.equals("42P01")) {
-          return Kind.MISSING_TABLE; // MariaDB/MySQL/H2, PostgreSQL
+        if (state.equals("42S02") || state.equals("42P01") || state.equals("42S03") || state.equals("42S04")) {
+          return Kind.MISSING_TABLE; // MariaDB/MySQL/H2, PostgreSQL; H2 with candidates, in an empty database
         }
         if (state.startsWith("08")) {
           return Kind.UNREACHABLE;
