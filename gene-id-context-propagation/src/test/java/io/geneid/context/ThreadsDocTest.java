@@ -42,19 +42,38 @@ class ThreadsDocTest {
     String page = Files.readString(Path.of("..", "docs", "threads.md"), StandardCharsets.UTF_8);
     List<String> blocks = new ArrayList<>();
     Matcher block = Pattern.compile("```java\\n(.*?)```", Pattern.DOTALL).matcher(page);
+    Set<String> imports = new HashSet<>();
     while (block.find()) {
-      blocks.add(block.group(1).strip());
+      // a block's imports are lines of the test that holds its code; the rest is a region of that test
+      StringBuilder code = new StringBuilder();
+      block.group(1).lines().forEach(l -> {
+        if (l.startsWith("import ")) {
+          imports.add(l);
+        } else {
+          code.append(l).append('\n');
+        }
+      });
+      blocks.add(code.toString().strip());
     }
     Set<String> regions = new HashSet<>();
+    Set<String> testImports = new HashSet<>();
     for (String test : List.of("ThreadsDocTest.java", "AsyncTaskExecutorTest.java")) {
       String source = Files.readString(Path.of("src/test/java/io/geneid/context", test), StandardCharsets.UTF_8);
       Matcher region = Pattern.compile("// docs begin\\n(.*?)\\n\\s*// docs end", Pattern.DOTALL).matcher(source);
       while (region.find()) {
         regions.add(region.group(1).stripIndent().strip());
       }
+      source.lines().filter(l -> l.startsWith("import ")).forEach(testImports::add);
     }
     assertThat(blocks).hasSize(3);
     assertThat(regions).containsAll(blocks);
+    for (String i : imports) { // the tests need no import of this module's own package: load those
+      if (i.startsWith("import io.geneid.context.")) {
+        Class.forName(i.substring("import ".length(), i.length() - 1));
+      } else {
+        assertThat(testImports).as("the imports of the docs' blocks").contains(i);
+      }
+    }
   }
 
   @Test

@@ -24,7 +24,8 @@ import java.util.concurrent.TimeUnit;
  * the store's own (a restart, a rollback, a deleted key, a black-holed connection — given by the test as actions)
  * and the processes' ({@link Control#pause}, {@link Control#kill}, {@link Control#stepClock}). Slot 0 runs one
  * steady generator for the whole run; the other slots churn (close or crash every 1 to 3 s) and are restarted when
- * their JVM exits. At the end every id written is counted and sorted: {@link Result#duplicates()} must be zero.
+ * their JVM exits, unless {@link #lateSteadySlot} makes one start later as a steady worker of a store of its own (a
+ * promoted standby). At the end every id written is counted and sorted: {@link Result#duplicates()} must be zero.
  */
 final class FaultRun {
 
@@ -85,6 +86,9 @@ final class FaultRun {
   private int jvms = 4;
   private Duration duration = Duration.ofSeconds(14);
   private Duration recovery = Duration.ofSeconds(3);
+  /** Slots that start late, as steady workers, with properties of their own: start (ms after the run's start). */
+  private final Map<Integer, Long> lateStart = new TreeMap<>();
+  private final Map<Integer, Map<String, String>> slotProps = new TreeMap<>();
 
   FaultRun(String label, Path dir) {
     this.label = label;
@@ -112,6 +116,16 @@ final class FaultRun {
     return this;
   }
 
+  /**
+   * Slot {@code slot} starts only {@code at} after the run's start, as a steady worker (one generator for the rest of
+   * the run, not restarted), with {@code override} over the run's properties (e.g. another store's address).
+   */
+  FaultRun lateSteadySlot(int slot, Duration at, Map<String, String> override) {
+    lateStart.put(slot, at.toMillis());
+    slotProps.put(slot, Map.copyOf(override));
+    return this;
+  }
+
   FaultRun at(Duration at, String name, FaultAction action) {
     faults.computeIfAbsent(at.toMillis(), k -> new ArrayList<>()).add(new Object[] {name, action});
     return this;
@@ -119,11 +133,15 @@ final class FaultRun {
 
   Result run() throws Exception {
     Files.createDirectories(dir);
-    Path propsFile = dir.resolve("lease.properties");
-    Properties p = new Properties();
-    p.putAll(props);
-    try (Writer w = Files.newBufferedWriter(propsFile)) {
-      p.store(w, label);
+    Path[] propsFiles = new Path[jvms];
+    for (int i = 0; i < jvms; i++) {
+      propsFiles[i] = dir.resolve(slotProps.containsKey(i) ? "lease-" + i + ".properties" : "lease.properties");
+      Properties p = new Properties();
+      p.putAll(props);
+      p.putAll(slotProps.getOrDefault(i, Map.of()));
+      try (Writer w = Files.newBufferedWriter(propsFiles[i])) {
+        p.store(w, label);
+      }
     }
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
@@ -168,15 +186,17 @@ final class FaultRun {
       while (System.currentTimeMillis() < endAt) {
         for (int i = 0; i < jvms; i++) {
           boolean gone = slots[i] == null || !slots[i].isAlive();
-          if (gone && System.currentTimeMillis() < endAt - 2_000 && (i > 0 || slots[0] == null)) {
-            Path ids = dir.resolve("ids-" + started[0] + ".bin");
+          boolean steady = i == 0 || lateStart.containsKey(i);
+          boolean startable = System.currentTimeMillis() - start >= lateStart.getOrDefault(i, 0L);
+          if (gone && startable && System.currentTimeMillis() < endAt - 2_000 && (!steady || slots[i] == null)) {
+            Path ids = dir.resolve("ids-" + started[0] + "-s" + i + ".bin");
             Path events = dir.resolve("events-" + started[0] + ".txt");
             Path log = dir.resolve("log-" + started[0] + ".txt");
             outputs.add(new Path[] {ids, events, log});
             slots[i] = new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
                 "-Djava.util.logging.config.file=/dev/null", "-cp", classpath, FaultWorker.class.getName(),
-                propsFile.toString(), ids.toString(), events.toString(), Long.toString(endAt),
-                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), i == 0 ? "steady" : "churn")
+                propsFiles[i].toString(), ids.toString(), events.toString(), Long.toString(endAt),
+                clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), steady ? "steady" : "churn")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             started[0]++;
           }
@@ -231,6 +251,45 @@ final class FaultRun {
       windows = now - last >= 100 * 8 ? windows + 1 : 0;
       last = now;
     }
+  }
+
+  /** From the id files of a run: the timestamp (Unix ms) of the first id the JVMs of {@code slot} issued, or -1. */
+  static long firstIdMillis(Path runDir, int slot) throws IOException {
+    GeneIdLayout layout = GeneIdLayout.defaults();
+    long first = Long.MAX_VALUE;
+    try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("ids-")
+          && p.getFileName().toString().endsWith("-s" + slot + ".bin"))::iterator) {
+        try (DataInputStream in = new DataInputStream(new java.io.BufferedInputStream(Files.newInputStream(f),
+            1 << 16))) {
+          for (;;) {
+            first = Math.min(first, layout.decode(in.readLong()).timestamp().toEpochMilli());
+          }
+        } catch (EOFException e) {
+          // end of this file
+        }
+      }
+    }
+    return first == Long.MAX_VALUE ? -1 : first;
+  }
+
+  /**
+   * From the event files of a run: for each generator that issued, {@code {when its first id came (Unix ms), how long
+   * after it began to build (ms)}}, in the order of the files.
+   */
+  static List<long[]> firstIdWaits(Path runDir) throws IOException {
+    List<long[]> out = new ArrayList<>();
+    try (java.util.stream.Stream<Path> files = Files.list(runDir)) {
+      for (Path f : (Iterable<Path>) files.filter(p -> p.getFileName().toString().startsWith("events-"))::iterator) {
+        for (String line : Files.readAllLines(f)) {
+          if (line.startsWith("FIRST ")) {
+            String[] w = line.substring(6).split(" at=", 2);
+            out.add(new long[] {Long.parseLong(w[1]), Long.parseLong(w[0])});
+          }
+        }
+      }
+    }
+    return out;
   }
 
   private static long idBytes(Path runDir) throws IOException {

@@ -32,7 +32,8 @@ import java.util.Random;
  *
  * <p>Args: properties file, ids file, events file, end time (Unix ms), clock file, random seed, role. Events, one a
  * line: {@code LEASE id token}, {@code RELEASE id token}, {@code CRASH id token}, {@code FENCED count},
- * {@code CLOSE ms}, {@code ERROR message} (the first of each kind), {@code DONE ids}.
+ * {@code CLOSE ms}, {@code FIRST ms at=unixMs} (a generator's first id, ms after it began to
+ * build), {@code ERROR message} (the first of each kind), {@code DONE ids}.
  */
 public final class FaultWorker {
 
@@ -56,6 +57,7 @@ public final class FaultWorker {
         PrintWriter events = new PrintWriter(new FileWriter(args[2]), true)) {
       while (System.currentTimeMillis() < endAt) {
         LeasedGeneGenerator g;
+        long buildStart = System.currentTimeMillis();
         WorkerIdAssigner assigner = WorkerIdAssigners.create(props);
         try {
           LeasedGeneGenerator.Builder b = LeasedGeneGenerator.builder()
@@ -77,11 +79,17 @@ public final class FaultWorker {
         long workerId = -1;
         long fenced = 0;
         int gene = random.nextInt(64);
+        boolean first = true;
         while (System.currentTimeMillis() < Math.min(lifeEnd, endAt)) {
           try {
             for (int k = 0; k < 16; k++) {
               ids.writeLong(g.nextId(gene++ & 63));
               issued++;
+              if (first) {
+                first = false;
+                long now = System.currentTimeMillis();
+                events.println("FIRST " + (now - buildStart) + " at=" + now);
+              }
             }
           } catch (GeneIdException e) {
             fenced++;

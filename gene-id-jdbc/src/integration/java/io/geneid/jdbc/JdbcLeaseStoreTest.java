@@ -16,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
 
@@ -63,25 +64,30 @@ class JdbcLeaseStoreTest {
       try (Connection c = db.connect(); Statement s = c.createStatement()) {
         s.execute(JdbcWorkerIdAssigner.ddl(db.table));
         long far = System.currentTimeMillis() + 60_000;
-        // counter tokens, no pool row: worker id 0 held by a process of the earlier version, 1 released
+        // counter tokens: worker id 0 held by a process of an earlier version, 1 released
         s.execute("INSERT INTO " + db.table + " VALUES ('up', 0, 'old', 2, " + far + ", 5)");
         s.execute("INSERT INTO " + db.table + " VALUES ('up', 1, '', 3, 0, 7)");
+        // the pool row (highest id granted, database identity) and an expired tombstone of the versions before #33
+        s.execute("INSERT INTO " + db.table + " VALUES ('up', -1, '(pool)', 12345, 0, 3)");
+        s.execute("INSERT INTO " + db.table + " VALUES ('up', 3, '(unknown history)', 4, 1, 0)");
       }
       JdbcWorkerIdAssigner a = JdbcWorkerIdAssigner.builder().jdbcUrl(db.url(db.port()), null, null).space("up")
-          .workerIds(0, 2).ttl(Duration.ofSeconds(2)).acquireTimeout(Duration.ZERO).build();
+          .workerIds(0, 3).ttl(Duration.ofSeconds(2)).acquireTimeout(Duration.ZERO).build();
       WorkerLease fresh = a.acquire(255);
-      assertThat(fresh.workerId()).as("never used: above the highest id in the table").isEqualTo(2);
+      assertThat(fresh.workerId()).as("without a row: granted first").isEqualTo(2);
       WorkerLease reused = a.acquire(255);
-      assertThat(reused.workerId()).isEqualTo(1);
+      assertThat(reused.workerId()).as("then the least recently used row").isEqualTo(1);
       assertThat(reused.previousHighWaterMark().toEpochMilli()).isEqualTo(7);
       assertThat(reused.token()).isNotIn(0L, 1L, 2L, 3L, 4L);
+      assertThat(a.acquire(255).workerId()).as("an expired tombstone is an expired row").isEqualTo(3);
       // the earlier version's holder still renews under its counter token
       WorkerLease old = new WorkerLease("up", 0, 2, "old", Instant.EPOCH, Instant.ofEpochMilli(5), Instant.MAX);
       assertThat(a.renew(old, Instant.ofEpochMilli(9)).highWaterMark().toEpochMilli()).isEqualTo(9);
       try (Connection c = db.connect(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery(
-          "SELECT high_water_mark FROM " + db.table + " WHERE space_name = 'up' AND worker_id = -1")) {
+          "SELECT version, high_water_mark FROM " + db.table + " WHERE space_name = 'up' AND worker_id = -1")) {
         assertThat(rs.next()).isTrue();
-        assertThat(rs.getLong(1)).as("highest worker id granted").isEqualTo(2);
+        assertThat(List.of(rs.getLong(1), rs.getLong(2))).as("the old pool row, neither read nor written")
+            .containsExactly(12345L, 3L);
       }
     }
   }

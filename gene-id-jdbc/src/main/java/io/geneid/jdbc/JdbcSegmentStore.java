@@ -55,10 +55,14 @@ import org.slf4j.LoggerFactory;
  *       is never handed out again). {@link io.geneid.core.segment.GeneSegmentGenerator} also abandons a fetch that outlives
  *       its fetch timeout and drops its late answer.
  *   <li><b>It goes back in time</b> (restore from a backup, failover to an asynchronous replica): {@code max_id}
- *       comes back lower than ranges already handed out, and the store would hand them out again. A running
- *       generator refuses a segment that is not above what it has seen, which protects one process, not the fleet:
- *       after a restore, raise {@code max_id} of every tag above the highest id in use before starting processes,
- *       and prefer synchronous replication for this table.
+ *       comes back lower than ranges already handed out, and the store hands them out again; nothing inside the
+ *       database shows it. A running generator refuses a segment that is not above what it has seen, which protects
+ *       one process, not the fleet. So the database must not lose a committed claim: replicate synchronously to
+ *       every standby a failover may promote (PostgreSQL {@code synchronous_standby_names} with
+ *       {@code synchronous_commit} on or {@code remote_apply}; MariaDB/MySQL semi-synchronous replication, or a
+ *       Galera cluster), and after a restore raise {@code max_id} of every tag above the highest id in use before
+ *       starting processes. On PostgreSQL the first claim logs a WARN when the primary streams to a physical standby
+ *       asynchronously (a read replica looks the same, so it does not refuse).
  *   <li><b>It loses a row</b>: a missing tag starts again at 1 ({@code max_id = 0}), the same as a rollback; do not
  *       delete rows of tags in use.
  * </ul>
@@ -83,6 +87,7 @@ public final class JdbcSegmentStore implements SegmentStore {
   private final @Nullable String where;
   private final boolean createTable;
   private volatile boolean tableReady;
+  private volatile boolean replicationChecked;
   private final String table;
   private final int maxAttempts;
   private final Duration statementTimeout;
@@ -158,6 +163,43 @@ public final class JdbcSegmentStore implements SegmentStore {
   }
 
   /**
+   * Once per store, on PostgreSQL: a WARN naming the physical standbys this primary streams to asynchronously (or as
+   * potential synchronous standbys), since a failover to one of them can hand out ranges again. Only a WARN: the
+   * database cannot tell a failover target from a read replica, and a role without {@code pg_read_all_stats} sees no
+   * {@code sync_state}. A failed check is logged at DEBUG and not repeated; it never fails a claim.
+   */
+  private void checkReplication(JdbcSession s) {
+    if (replicationChecked) {
+      return;
+    }
+    replicationChecked = true;
+    try {
+      if (JdbcSession.Dialect.of(s.connection()) != JdbcSession.Dialect.POSTGRESQL) {
+        return;
+      }
+      try (Statement st = s.statement(); ResultSet rs = st.executeQuery(ASYNC_STANDBYS_SQL)) {
+        if (rs.next() && rs.getInt(1) > 0) {
+          LOG.warn("the JDBC segment store ({}table {}) is on a PostgreSQL primary that streams to {} standby(s) "
+              + "without waiting for them: {}; synchronous_standby_names = '{}'. A failover to one of them loses the "
+              + "last claims and hands those ranges out again: make the standbys a failover may promote synchronous "
+              + "(synchronous_standby_names, synchronous_commit = on or remote_apply), or never promote one that "
+              + "lags (see docs/segments.md)", where == null ? "" : where + ", ", table, rs.getInt(1),
+              rs.getString(2), rs.getString(3));
+        }
+      }
+    } catch (SQLException e) {
+      LOG.debug("could not check the replication of the segment store's database: {}", e.getMessage());
+    }
+  }
+
+  /** Physical standbys streaming from this primary that a commit does not wait for (logical subscribers excluded). */
+  private static final String ASYNC_STANDBYS_SQL = "SELECT count(*), string_agg(COALESCE(r.application_name, '?') "
+      + "|| ' at ' || COALESCE(host(r.client_addr), 'local') || ' (' || r.sync_state || ')', ', '), "
+      + "current_setting('synchronous_standby_names') FROM pg_stat_replication r WHERE r.state = 'streaming' "
+      + "AND r.sync_state IN ('async', 'potential') AND NOT EXISTS (SELECT 1 FROM pg_replication_slots l "
+      + "WHERE l.slot_type = 'logical' AND l.active_pid = r.pid)";
+
+  /**
    * Claims {@code [max_id + 1, max_id + step]} for {@code bizTag} by compare-and-set.
    *
    * @throws IllegalArgumentException for an empty or too long tag or a step below 1
@@ -173,6 +215,7 @@ public final class JdbcSegmentStore implements SegmentStore {
     }
     try (JdbcSession s = JdbcSession.open(connections.get(), statementTimeout, true)) {
       ensureTable(s);
+      checkReplication(s);
       return claim(s, bizTag, step); // each statement sees and publishes the latest max_id on its own
     } catch (SQLException e) {
       SQLException clean = JdbcSession.scrubbed(e, url);

@@ -43,7 +43,7 @@ final class JdbcSession implements AutoCloseable {
     }
   });
 
-  /** The SQL dialect of the database's "now in epoch milliseconds" and identity. */
+  /** The SQL dialect of the database's "now in epoch milliseconds". */
   enum Dialect {
     /** MariaDB and MySQL: UTC_TIMESTAMP is UTC whatever the session time zone; no conversion through it. */
     MYSQL("(TIMESTAMPDIFF(MICROSECOND, TIMESTAMP('1970-01-01 00:00:00'), UTC_TIMESTAMP(6)) DIV 1000)"),

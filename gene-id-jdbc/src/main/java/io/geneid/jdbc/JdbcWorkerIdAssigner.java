@@ -22,7 +22,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,8 +32,8 @@ import org.slf4j.LoggerFactory;
  * run the same statements.
  *
  * <h2>Table</h2>
- * One row per worker id ever used in a pool, plus one row per pool, created by {@link #ddl(String)} (run it
- * yourself, or let {@link Builder#createTable(boolean)} do it):
+ * One row per worker id ever used in a pool, created by {@link #ddl(String)} (run it yourself, or let
+ * {@link Builder#createTable(boolean)} do it):
  * <pre>
  * CREATE TABLE gene_id_worker_lease (
  *   space_name      VARCHAR(64)  NOT NULL,
@@ -52,10 +51,10 @@ import org.slf4j.LoggerFactory;
  * ({@code UPDATE ... WHERE version = ?}); renewals require it unchanged. {@code expires_at} and
  * {@code high_water_mark} are milliseconds since 1970; expiries come from the database's clock, in UTC whatever the
  * session time zone (MariaDB/MySQL {@code UTC_TIMESTAMP(6)}, elsewhere the epoch of {@code CURRENT_TIMESTAMP(3)}),
- * never the client's. The row {@code worker_id = -1} of a space is the pool's own: {@code high_water_mark} holds
- * the highest worker id ever granted, {@code version} the identity of the database it was last used on (see below),
- * {@code expires_at} the time before which no never-used worker id is granted. Tables of earlier versions keep
- * working unchanged (their version numbers are accepted once, then replaced by random tokens).
+ * never the client's. A worker id without a row is free: it is granted by inserting its row (the lowest such id
+ * first), before any expired or released row is taken over (the least recently used first). Tables of earlier
+ * versions keep working unchanged: their pool rows ({@code worker_id = -1}) and tombstones are no longer read or
+ * written.
  *
  * <p>Every statement runs in auto-commit (PostgreSQL and H2 freeze {@code CURRENT_TIMESTAMP} inside a transaction)
  * and READ COMMITTED (so a lost race is an update of no row, not a serialization error), with a query timeout
@@ -65,39 +64,31 @@ import org.slf4j.LoggerFactory;
  *
  * <h2>Fault model (what keeps ids unique when the database misbehaves)</h2>
  * <ul>
- *   <li><b>It goes back in time</b> (restore from a backup, failover to an asynchronous replica): rows come back
- *       older than what holders saw, but tokens are random, so a holder's token is never handed to another holder:
- *       a holder whose row was rolled back fails its next renewal ({@link WorkerLeaseLostException}) and fences
- *       itself. Where the database can tell that it is another server or timeline (PostgreSQL's
- *       {@code pg_control_system()} system identifier and the timeline of {@code pg_control_checkpoint()}, when the
- *       user may read them; MariaDB/MySQL's {@code @@server_id}), and that the lease table was created again (a dump
- *       restored into the same server drops and creates it: PostgreSQL gives it a new OID, MariaDB a new creation
- *       time), the pool row records that identity; a change is logged at WARN and puts every worker id of the space under the unknown-history rule below (rows and
- *       never-used ids alike), while holders whose rows survived keep renewing.
- *   <li><b>It loses a row</b> (an operator's {@code DELETE}, a partial restore): a worker id without a row at or
- *       below the highest id the pool row says was ever granted has an unknown history. The assigner writes a
- *       tombstone row ({@code holder = '(unknown history)'}) that expires one TTL plus the borrowing slack plus 2 s
- *       later, and grants the id only then, with a previous mark of at least database now + borrowing slack: any
- *       earlier holder has fenced itself by then (its renewals fail against the tombstone's token) and every id it
- *       may have issued lies below the new holder's first one.
+ *   <li><b>It goes back in time, and cannot tell</b> (a restore from a backup or from a copy of its data directory,
+ *       a failover to an asynchronous standby that missed the last commits, a {@code DELETE} or {@code TRUNCATE} and
+ *       reload, a lost row): rows come back older than what holders saw, or not at all. Tokens are random, so a
+ *       holder's token is never handed to another holder: a holder whose row was rolled back fails its next renewal
+ *       ({@link WorkerLeaseLostException}) and fences itself. Until then it may still issue ids, and a database
+ *       cannot reveal every such rollback (a standby promoted before its first checkpoint still reports the old
+ *       timeline; a table's creation time changes on {@code OPTIMIZE} but not on {@code TRUNCATE}), so this store
+ *       does not vouch for its history ({@link #vouchesForHistory()} is false): the lease protocol lets the holder of
+ *       every new lease issue only above the lease's expiry plus {@code maxBorrowMillis} plus
+ *       {@link WorkerIdAssigner#HISTORY_MARGIN} (2 s), renewing meanwhile. By then any
+ *       holder the table forgot has fenced itself (its lease ran out no later than one TTL after the grant) and every
+ *       id it may have issued lies below the new holder's first one. The cost: a generator's first id comes one TTL
+ *       + {@code maxBorrowMillis} + 2 s after its lease was granted (32 s with the defaults), at every start.
  *   <li><b>It goes silent</b> (packets dropped, no reset): every statement has a query timeout, every connection the
  *       assigner touches a network timeout, and opening a connection is bounded, so each call fails within about
  *       two statement timeouts with a {@link GeneIdException} naming the store; the generator's own lease clock
  *       fences it before its lease could have passed to someone else.
  * </ul>
  * Every grant of a released or expired row starts above the mark its previous holder recorded (a holder never
- * issues above its recorded mark); grants of unknown history start above {@code max(recorded mark, database now +
- * borrowSlack)}.
+ * issues above its recorded mark).
  *
- * <p>Residual risks, stated plainly: a restore or failover that the database does not reveal (a logical restore
- * into the same server; MariaDB without distinct server ids; a user who may not read {@code pg_control_*}), and
- * that also rolled back the pool row, makes worker ids granted after the backup look never used; and a holder
- * whose row was rolled back keeps issuing until its next renewal (at most a third of the TTL) while a new holder
- * may already have the id. Prefer synchronous replication for the lease table; after restoring a backup by hand,
- * stop every process of the pool for one TTL plus {@code maxBorrowMillis} plus 2 s before starting any again (or
- * delete the restored pool row: the rows that survive then fix the highest id granted). Processes that share a
- * space should use the same worker-id range: an id below the highest one granted that has no row is treated as
- * lost, so a narrower range in the same space waits out the unknown-history delay once for ids it never used.
+ * <p>Outside the model, stated plainly: two databases taking writes at once (an old primary still reachable by
+ * some holders after a standby was promoted) let those holders renew against the old one for as long as it runs;
+ * fence the old primary before clients reach the new one, as for any data. Processes that share a space should run
+ * versions that all wait as above: an earlier version trusts the table's history.
  */
 public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
@@ -107,14 +98,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   public static final String DEFAULT_TABLE = "gene_id_worker_lease";
   /** Longest {@link Builder#statementTimeout(Duration)} the default takes (TTL / 3, within [1 s, 5 s]). */
   public static final Duration MAX_DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
-
-  /** The worker id of a space's pool row. */
-  static final int POOL_ROW = -1;
-  /** The holder of a tombstone: a worker id whose row was lost. */
-  static final String UNKNOWN_HISTORY = "(unknown history)";
-  private static final String POOL_HOLDER = "(pool: highest worker id granted, database identity)";
-  /** Margin for clock skew between the database and a holder, on top of TTL and borrowing slack. */
-  private static final long SKEW_MARGIN_MILLIS = 2_000;
 
   private static final SecureRandom TOKENS = new SecureRandom();
 
@@ -133,8 +116,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   private final boolean describeFromConnection;
   private final Object setupLock = new Object();
   private volatile JdbcSession.@Nullable Dialect dialect;
-  /** False once the database refused to tell its identity (no privilege): not asked again. */
-  private volatile boolean identityReadable = true;
 
   /** Where connections come from: a {@link DataSource} or {@link DriverManager}. */
   @FunctionalInterface
@@ -210,6 +191,15 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     return ttl;
   }
 
+  /**
+   * False: a database can lose committed rows without showing it (see the class comment), so the lease protocol makes
+   * every new holder wait out the holders the table may have forgotten.
+   */
+  @Override
+  public boolean vouchesForHistory() {
+    return false;
+  }
+
   /** The lease table. */
   public String table() {
     return table;
@@ -224,29 +214,14 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     Objects.requireNonNull(borrowSlack, "borrowSlack");
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
-    long slack = Math.max(0, borrowSlack.toMillis());
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    boolean told = false;
     for (;;) {
       List<String> holders = new ArrayList<>();
-      long[] quietFor = {0};
-      WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], slack, holders, quietFor));
+      WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], holders));
       if (lease != null) {
         LOG.debug("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
             description, lease.expiresAt());
         return lease;
-      }
-      if (quietFor[0] > 0) {
-        // a pool of unknown history (new, or restored from a copy that did not have it) becomes usable when any
-        // earlier holder must have stopped: wait for that rather than fail, as the Redis store does
-        deadline = Math.max(deadline, System.nanoTime() + TimeUnit.MILLISECONDS.toNanos(quietFor[0] + 50));
-        if (!told) {
-          told = true;
-          LOG.info("worker ids of space '{}' in {} have no known history (a new space, or the table was restored or "
-              + "failed over): the first is granted in {} ms, one TTL ({}) + {} ms borrowing + {} ms clock margin, "
-              + "when any earlier holder must have stopped; waiting", space, description, quietFor[0], ttl, slack,
-              SKEW_MARGIN_MILLIS);
-        }
       }
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
@@ -257,17 +232,12 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  /** The pool row of the space: highest worker id granted, database identity, no first grant before. */
-  private record Pool(long highest, long identity, long quietUntil) {}
-
-  private @Nullable WorkerLease tryAcquire(JdbcSession s, long lo, long hi, long slack, List<String> holders,
-      long[] quietFor) throws SQLException {
+  private @Nullable WorkerLease tryAcquire(JdbcSession s, long lo, long hi, List<String> holders)
+      throws SQLException {
     String now = now(s);
     long dbNow = queryLong(s, "SELECT " + now);
-    long unknownFor = ttl.toMillis() + slack + SKEW_MARGIN_MILLIS;
-    long identity = identity(s);
-    Pool pool = pool(s, now, unknownFor, identity);
-    // rows of the pool, least recently used first
+    // rows of the pool, least recently used first (rows of other ranges and the pool row of earlier versions,
+    // worker_id = -1, are outside [lo, hi])
     Map<Long, Row> rows = new LinkedHashMap<>();
     try (PreparedStatement ps = s.prepare("SELECT worker_id, holder, version, expires_at FROM " + table
         + " WHERE space_name = ? AND worker_id BETWEEN ? AND ? ORDER BY expires_at, worker_id")) {
@@ -280,65 +250,37 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         }
       }
     }
-    if (identity(s) != identity) {
-      // the table was restored (or the database failed over) between reading the identity and the rows: the rows
-      // may be the restored ones, not yet put under the unknown-history rule; read everything again
-      holders.add("the lease table changed while it was read (restored or failed over): reading it again");
-      return null;
-    }
-    long highestRow = rows.isEmpty() ? -1 : rows.keySet().stream().mapToLong(Long::longValue).max().getAsLong();
-    if (highestRow > pool.highest()) {
-      raiseHighest(s, highestRow); // a grant whose process died before it raised the pool row
-    }
-    // 1. worker ids granted before but without a row: unknown history, granted only after a tombstone expired
-    long top = Math.min(hi, pool.highest());
-    if (top >= lo && rows.keySet().stream().filter(id -> id <= top).count() < top - lo + 1) {
-      for (long id = lo; id <= top; id++) {
-        if (!rows.containsKey(id) && tombstone(s, now, id, unknownFor)) {
-          rows.put(id, new Row(UNKNOWN_HISTORY, 0, dbNow + unknownFor));
-        }
+    // 1. worker ids without a row, lowest first: never used, or their row was lost (the lease protocol's wait for a
+    // store that does not vouch for its history covers a holder the table forgot)
+    long candidate = lo;
+    while (candidate <= hi) {
+      while (candidate <= hi && rows.containsKey(candidate)) {
+        candidate++;
       }
-    }
-    // 2. worker ids never granted: least recently used of all, unless the pool's history is in doubt
-    if (dbNow >= pool.quietUntil()) {
-      long highest = pool.highest();
-      for (long attempts = 0; attempts <= hi - lo; attempts++) {
-        long candidate = Math.max(lo, highest + 1);
-        while (candidate <= hi && rows.containsKey(candidate)) {
-          candidate++;
-        }
-        if (candidate > hi) {
-          break;
-        }
-        long token = newToken();
-        if (firstGrant(s, now, candidate, token)) {
-          return readBack(s, candidate, token);
-        }
-        highest = Math.max(candidate, Objects.requireNonNull(queryPool(s), "pool row").highest()); // lost a race
+      if (candidate > hi) {
+        break;
       }
-    } else {
-      holders.add("worker ids never granted: unknown history until " + Instant.ofEpochMilli(pool.quietUntil()));
-      quietFor[0] = pool.quietUntil() - dbNow;
+      long token = newToken();
+      if (firstGrant(s, now, candidate, token)) {
+        return readBack(s, candidate, token);
+      }
+      candidate++; // another process inserted it first
     }
-    // 3. expired or released rows, least recently used first: compare-and-set on version and expiry
+    // 2. expired or released rows, least recently used first: compare-and-set on version and expiry
     for (Map.Entry<Long, Row> e : rows.entrySet()) {
       Row row = e.getValue();
       if (row.expiresAt() >= dbNow) {
         continue;
       }
-      boolean unknown = UNKNOWN_HISTORY.equals(row.holder());
       long token = newToken();
-      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET "
-          + (unknown ? "high_water_mark = GREATEST(high_water_mark, " + now + " + ?)" : "high_water_mark = "
-          + "high_water_mark + ?") + ", holder = ?, version = ?, expires_at = " + now + " + ? WHERE space_name = ? "
-          + "AND worker_id = ? AND version = ? AND expires_at < " + now)) {
-        ps.setLong(1, unknown ? slack : 0);
-        ps.setString(2, owner);
-        ps.setLong(3, token);
-        ps.setLong(4, ttl.toMillis());
-        ps.setString(5, space);
-        ps.setLong(6, e.getKey());
-        ps.setLong(7, row.token());
+      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET holder = ?, version = ?, expires_at = " + now
+          + " + ? WHERE space_name = ? AND worker_id = ? AND version = ? AND expires_at < " + now)) {
+        ps.setString(1, owner);
+        ps.setLong(2, token);
+        ps.setLong(3, ttl.toMillis());
+        ps.setString(4, space);
+        ps.setLong(5, e.getKey());
+        ps.setLong(6, row.token());
         if (ps.executeUpdate() == 1) {
           return readBack(s, e.getKey(), token);
         }
@@ -356,91 +298,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
   private record Row(String holder, long token, long expiresAt) {}
 
-  /**
-   * The pool row, created if missing (its highest id then taken from the rows that exist). A database identity
-   * ({@code identity}, read just before) that differs from the recorded one puts every worker id of the space under
-   * the unknown-history rule. The caller reads the identity again after the rows it decides on: a restore between
-   * the two reads makes it start over.
-   */
-  private Pool pool(JdbcSession s, String now, long unknownFor, long identity) throws SQLException {
-    Pool pool = queryPool(s);
-    if (pool == null) {
-      // No pool row: a new space, or a table restored from a copy taken before the space was first used, whose
-      // holders may still be issuing until their next renewal finds their row gone. The two look alike, so both are
-      // unknown history: the rows that exist and the worker ids never granted wait one TTL + slack + margin.
-      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET expires_at = GREATEST(expires_at, " + now
-          + " + ?) WHERE space_name = ? AND worker_id >= 0")) {
-        ps.setLong(1, unknownFor);
-        ps.setString(2, space);
-        ps.executeUpdate();
-      }
-      long highest;
-      try (PreparedStatement ps = s.prepare("SELECT COALESCE(MAX(worker_id), -1) FROM " + table
-          + " WHERE space_name = ?")) {
-        ps.setString(1, space);
-        try (ResultSet rs = ps.executeQuery()) {
-          rs.next();
-          highest = rs.getLong(1);
-        }
-      }
-      try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
-          + "expires_at, high_water_mark) VALUES (?, " + POOL_ROW + ", ?, ?, " + now + " + ?, ?)")) {
-        ps.setString(1, space);
-        ps.setString(2, POOL_HOLDER);
-        ps.setLong(3, identity);
-        ps.setLong(4, unknownFor);
-        ps.setLong(5, highest);
-        ps.executeUpdate();
-      } catch (SQLException e) {
-        if (!JdbcSession.isDuplicate(e)) {
-          throw e;
-        }
-      }
-      pool = Objects.requireNonNull(queryPool(s), "pool row");
-    }
-    if (identity != 0 && pool.identity() != identity) {
-      if (pool.identity() != 0) {
-        try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET expires_at = GREATEST(expires_at, " + now
-            + " + ?) WHERE space_name = ? AND worker_id >= 0")) {
-          ps.setLong(1, unknownFor);
-          ps.setString(2, space);
-          ps.executeUpdate();
-        }
-      }
-      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET version = ?, expires_at = "
-          + (pool.identity() != 0 ? "GREATEST(expires_at, " + now + " + ?)" : "expires_at + ?")
-          + " WHERE space_name = ? AND worker_id = " + POOL_ROW + " AND version = ?")) {
-        ps.setLong(1, identity);
-        ps.setLong(2, pool.identity() != 0 ? unknownFor : 0);
-        ps.setString(3, space);
-        ps.setLong(4, pool.identity());
-        if (ps.executeUpdate() == 1 && pool.identity() != 0) {
-          LOG.warn("the lease store {} is now database {} but space '{}' was last used on database {}: it failed "
-              + "over or was restored, so every worker id of the space has an unknown history and is granted "
-              + "only after {} ms", description, Long.toHexString(identity), space,
-              Long.toHexString(pool.identity()), unknownFor);
-        }
-      }
-      pool = Objects.requireNonNull(queryPool(s), "pool row");
-    }
-    return pool;
-  }
-
-  private @Nullable Pool queryPool(JdbcSession s) throws SQLException {
-    try (PreparedStatement ps = s.prepare("SELECT high_water_mark, version, expires_at FROM " + table
-        + " WHERE space_name = ? AND worker_id = " + POOL_ROW)) {
-      ps.setString(1, space);
-      try (ResultSet rs = ps.executeQuery()) {
-        return rs.next() ? new Pool(rs.getLong(1), rs.getLong(2), rs.getLong(3)) : null;
-      }
-    }
-  }
-
-  /**
-   * The first grant of a worker id: its row first, then the pool's highest id. Readers read the pool row before the
-   * lease rows, so they never see the raised highest id without the row; a process that dies between the two
-   * statements leaves the pool row behind, which the next acquire repairs from the rows it reads.
-   */
+  /** The first grant of a worker id: false if another process inserted its row first. */
   private boolean firstGrant(JdbcSession s, String now, long id, long token) throws SQLException {
     try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
         + "expires_at, high_water_mark) VALUES (?, ?, ?, ?, " + now + " + ?, 0)")) {
@@ -450,46 +308,13 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       ps.setLong(4, token);
       ps.setLong(5, ttl.toMillis());
       ps.executeUpdate();
-    } catch (SQLException e) {
-      if (JdbcSession.isDuplicate(e)) {
-        return false; // another process granted this worker id first
-      }
-      throw e;
-    }
-    raiseHighest(s, id);
-    return true;
-  }
-
-  private void raiseHighest(JdbcSession s, long id) throws SQLException {
-    try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET high_water_mark = GREATEST(high_water_mark, ?) "
-        + "WHERE space_name = ? AND worker_id = " + POOL_ROW + " AND high_water_mark < ?")) {
-      ps.setLong(1, id);
-      ps.setString(2, space);
-      ps.setLong(3, id);
-      ps.executeUpdate();
-    }
-  }
-
-  /** Writes a tombstone for a worker id whose row is missing; false if a row appeared meanwhile. */
-  private boolean tombstone(JdbcSession s, String now, long id, long unknownFor) throws SQLException {
-    try (PreparedStatement ps = s.prepare("INSERT INTO " + table + " (space_name, worker_id, holder, version, "
-        + "expires_at, high_water_mark) VALUES (?, ?, ?, ?, " + now + " + ?, 0)")) {
-      ps.setString(1, space);
-      ps.setLong(2, id);
-      ps.setString(3, UNKNOWN_HISTORY);
-      ps.setLong(4, newToken());
-      ps.setLong(5, unknownFor);
-      ps.executeUpdate();
+      return true;
     } catch (SQLException e) {
       if (JdbcSession.isDuplicate(e)) {
         return false;
       }
       throw e;
     }
-    LOG.warn("worker id {} of space '{}' has no row in {} although the pool granted it before: its history is "
-        + "unknown, so it is granted only after {} ms (TTL + borrowing slack + 2 s)", id, space, description,
-        unknownFor);
-    return true;
   }
 
   private WorkerLease readBack(JdbcSession s, long id, long token) throws SQLException {
@@ -575,76 +400,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       rs.next();
       return rs.getLong(1);
     }
-  }
-
-  /**
-   * The identity of the database server (and timeline) answering and of the lease table itself, or 0 where it cannot
-   * tell: a change means a failover, or a restore (a dump restored into the same server drops and creates the table
-   * again, which gives it a new PostgreSQL OID or MariaDB creation time).
-   */
-  private long identity(JdbcSession s) throws SQLException {
-    JdbcSession.Dialect d = dialect;
-    if (!identityReadable || d == null || d == JdbcSession.Dialect.STANDARD) {
-      return 0;
-    }
-    boolean postgres = d == JdbcSession.Dialect.POSTGRESQL;
-    String server = postgres
-        ? "SELECT s.system_identifier, c.timeline_id FROM pg_control_system() s, pg_control_checkpoint() c"
-        : "SELECT @@server_id, 0";
-    int dot = table.indexOf('.');
-    String tableSql = postgres
-        ? "SELECT CAST(to_regclass(?) AS oid), 0"
-        : "SELECT UNIX_TIMESTAMP(CREATE_TIME), 0 FROM information_schema.TABLES WHERE TABLE_SCHEMA = "
-            + (dot < 0 ? "DATABASE()" : "?") + " AND TABLE_NAME = ?";
-    try {
-      long h = 0;
-      try (Statement st = s.statement(); ResultSet rs = st.executeQuery(server)) {
-        rs.next();
-        h = mix(h, rs.getLong(1), rs.getLong(2));
-      }
-      try (PreparedStatement ps = s.prepare(tableSql)) {
-        if (postgres) {
-          ps.setString(1, table);
-        } else if (dot < 0) {
-          ps.setString(1, table);
-        } else {
-          ps.setString(1, table.substring(0, dot));
-          ps.setString(2, table.substring(dot + 1));
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          if (rs.next()) {
-            h = mix(h, rs.getLong(1), 0);
-          }
-        }
-      }
-      return h == 0 ? 1 : h;
-    } catch (SQLException e) {
-      if (!refusesIdentity(e)) {
-        // a reset connection or a timeout says nothing about the database: fail this call, ask again on the next
-        // (turning the check off here hid a later restore, and worker ids were granted twice)
-        throw e;
-      }
-      identityReadable = false;
-      LOG.info("the lease store {} does not reveal its identity ({}): a failover or restore is noticed only "
-          + "through lost rows and tokens", description, e.getMessage());
-      return 0;
-    }
-  }
-
-  /**
-   * Whether {@code e} says the identity queries are not allowed or not supported here, for good: SQLState class
-   * {@code 42} (a function or view missing or not permitted: PostgreSQL {@code 42501}, {@code 42883}, MariaDB/MySQL
-   * {@code 42000}) or {@code 0A} (feature not supported). Anything else (class {@code 08} connection errors,
-   * timeouts) is transient.
-   */
-  static boolean refusesIdentity(SQLException e) {
-    String state = e.getSQLState();
-    return state != null && (state.startsWith("42") || state.startsWith("0A"));
-  }
-
-  private static long mix(long h, long a, long b) {
-    long x = (h ^ a) * 0x9E3779B97F4A7C15L + b;
-    return x ^ (x >>> 31);
   }
 
   /** The database's "now in UTC epoch ms" expression; creates the table first if asked to. */

@@ -693,6 +693,14 @@ final class LeaseKeeper implements Runnable {
    * One move at a time; a move that failed is not tried again for a retry interval.
    */
   CompletableFuture<LeaseState.Holding> requestSwitch(LeaseState.Holding from, ClockMovedBackwardsException cause) {
+    if (!assigner.vouchesForHistory()) {
+      // A fresh worker id issues only after its grant + TTL + borrow + margin in the store's time, which this clock,
+      // now behind, reaches later than it reaches its own last id: moving never helps.
+      return CompletableFuture.failedFuture(new GeneIdException(assigner.store() + " cannot vouch for its history,"
+          + " so a fresh worker id would issue only " + forgottenHoldersWait() + " ms after its grant by the store's"
+          + " clock, later than this clock returns to the last id of " + where(from.workerId) + "; ids resume there"
+          + " when it does"));
+    }
     synchronized (switchLock) {
       Switch p = pendingSwitch;
       if (p != null && p.from == from) {

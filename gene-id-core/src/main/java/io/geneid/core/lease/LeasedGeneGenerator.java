@@ -87,7 +87,10 @@ import org.jspecify.annotations.Nullable;
  *       {@link Builder#storeWait(Duration)}. It gets an id from the new worker id if the move came in time, else a
  *       {@link ClockMovedBackwardsException} (the reason the move failed, or that it is still under way, is added as
  *       suppressed). The current lease keeps being renewed meanwhile; for the instant of a move two worker ids are
- *       held, the old one is then released with its exact mark.
+ *       held, the old one is then released with its exact mark. With a store that does not
+ *       {@link WorkerIdAssigner#vouchesForHistory() vouch} for its history there is no move: a fresh worker id would
+ *       issue only one TTL + 2 s after its grant by the store's clock, later than this clock returns to its last id;
+ *       callers get the exception until it does.
  *   <li><b>The clock steps forward</b> past the recorded mark: the caller asks the keeper for a renewal that records
  *       a higher mark, waits at most {@code storeWait}, and retries once.
  * </ul>

@@ -119,6 +119,12 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
     return space;
   }
 
+  /** A static worker id has no other holder; its history is its mark file, which only this process writes. */
+  @Override
+  public boolean vouchesForHistory() {
+    return true;
+  }
+
   @Override
   public Duration ttl() {
     return ttl;
