@@ -49,7 +49,7 @@ final class GeneIdStoreException extends RuntimeException {
       case JDBC -> jdbc("worker-id lease store", jdbc,
           jdbc.leaseTable() != null ? jdbc.leaseTable() : JdbcSupport.DEFAULT_LEASE_TABLE, P + ".jdbc.lease-table",
           "docs/leases.md (or JdbcWorkerIdAssigner.ddl(table))", failure);
-      default -> null; // ZooKeeper and etcd: their messages name the connect string already
+      default -> null; // ZooKeeper and etcd: not classified (yet); their exception stands
     };
   }
 
