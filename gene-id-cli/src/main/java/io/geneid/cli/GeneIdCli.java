@@ -68,6 +68,9 @@ public final class GeneIdCli implements Runnable {
     cli.setExecutionExceptionHandler((e, where, parsed) -> {
       if (e instanceof BadInputException || e instanceof IllegalArgumentException) {
         where.getErr().println(where.getCommandSpec().qualifiedName() + ": " + oneLine(e.getMessage()));
+        if (e instanceof BadInputException bad) {
+          where.getErr().print(bad.detail());
+        }
         return BAD_INPUT;
       }
       if (e instanceof io.geneid.core.GeneIdException) { // a store or database failed: its message says what

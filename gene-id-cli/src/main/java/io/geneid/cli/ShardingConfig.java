@@ -9,6 +9,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.StringJoiner;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -210,13 +211,120 @@ final class ShardingConfig {
       throw new BadInputException(file + ": " + type + " '" + name + "': " + e.getMessage());
     }
     if (type.equals("GENE_MOD_AUTO")) {
-      throw new BadInputException(file + ": sharding algorithm '" + name + "' is GENE_MOD_AUTO, whose autoTables"
-          + " place the tables on the data sources themselves; GENE_BUCKET, which moves buckets between databases,"
-          + " has no auto-table form yet: to grow by moving buckets, route the family with GENE_MOD in tables"
-          + " (docs/resharding.md)");
+      String why = file + ": sharding algorithm '" + name + "' is GENE_MOD_AUTO: ShardingSphere places each auto"
+          + " table on one data source (table i on actualDataSources[i % n]) from the YAML, so no bucket can move to"
+          + " another database while routing follows it";
+      String rules;
+      try {
+        rules = tablesForm(file, name);
+      } catch (BadInputException e) {
+        throw new BadInputException(why + "; route the family with GENE_BUCKET in tables to grow (docs/resharding.md),"
+            + " which gene-id reshard writes for you from autoTables it can read, but here: " + e.getMessage());
+      }
+      throw new BadInputException(why + ". These tables rules route every id exactly where '" + name + "' does"
+          + " (nothing moves when you switch); put them in place of the family's autoTables, restart the"
+          + " applications, then grow with --algorithm " + name + "_db:", rules);
     }
     throw new BadInputException(file + ": sharding algorithm '" + name + "' is " + type
         + ", not GENE_MOD or GENE_BUCKET: only gene routing can grow by moving buckets");
+  }
+
+  /**
+   * The {@code tables} form of the auto tables routed by {@code GENE_MOD_AUTO} algorithm {@code name}: every table
+   * where ShardingSphere placed it ({@code actualDataNodes}), {@code GENE_BUCKET} of the data source count at the
+   * database level ({@code <name>_db}, the level a move changes) and {@code GENE_MOD} of {@code sharding-count} at
+   * the table level ({@code <name>_table}), each with the auto table's strategy (standard or complex) and its key
+   * generator, and the write freeze auditor. Table {@code i} of an auto table is on {@code actualDataSources[i % n]};
+   * the database level sends gene {@code g} to the data source ending in {@code _(g % n)} and the table level to
+   * table {@code g % sharding-count}, the same node when the k-th data source ends in {@code _k} and {@code n}
+   * divides {@code sharding-count}, which this checks.
+   *
+   * @throws BadInputException when the placement cannot be written so (names or counts that do not line up)
+   */
+  static String tablesForm(Path file, String name) {
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    Map<?, ?> rule = Map.of();
+    if (root.get("rules") instanceof List<?> rules) {
+      for (Object r : rules) {
+        if (map(map(r).get("shardingAlgorithms")).containsKey(name)) {
+          rule = map(r);
+        }
+      }
+    }
+    Map<?, ?> props = map(map(map(rule.get("shardingAlgorithms")).get(name)).get("props"));
+    StringBuilder common = new StringBuilder();
+    props.forEach((k, v) -> {
+      if (!String.valueOf(k).equals(GeneRouting.SHARDING_COUNT)) {
+        common.append(", ").append(k).append(": ").append(yamlScalar(v));
+      }
+    });
+    StringBuilder tables = new StringBuilder();
+    int dataSourceCount = -1;
+    int tableCount = intProp(props, GeneRouting.SHARDING_COUNT, -1, name, file);
+    for (Table table : read(file)) {
+      Map<?, ?> config = map(map(rule.get("autoTables")).get(table.name()));
+      Map<?, ?> strategy = map(config.get("shardingStrategy"));
+      String form = strategy.containsKey("complex") ? "complex" : "standard";
+      Map<?, ?> s = map(strategy.get(form));
+      if (!table.auto() || !name.equals(String.valueOf(s.get("shardingAlgorithmName")))) {
+        continue;
+      }
+      List<String> sources = new ArrayList<>(table.nodes().keySet());
+      for (int k = 0; k < sources.size(); k++) {
+        if (GeneRouting.suffix(sources.get(k)) != k) {
+          throw new BadInputException(file + ": auto table " + table.name() + " lists data source "
+              + sources.get(k) + " at position " + k + " of actualDataSources " + sources + "; in the tables form"
+              + " the data source of index k is the one ending in _k, so list ds_0, ds_1, ... in order");
+        }
+      }
+      if (tableCount % sources.size() != 0) {
+        throw new BadInputException(file + ": '" + name + "' has sharding-count " + tableCount + ", not a multiple"
+            + " of the " + sources.size() + " data sources of " + table.name() + ": its tables are not spread so"
+            + " that one database level can find them");
+      }
+      if (dataSourceCount >= 0 && dataSourceCount != sources.size()) {
+        throw new BadInputException(file + ": the auto tables of '" + name + "' use " + dataSourceCount + " and "
+            + sources.size() + " data sources; one database level cannot route both");
+      }
+      dataSourceCount = sources.size();
+      String column = form.equals("complex") ? "shardingColumns: " + yamlScalar(s.get("shardingColumns"))
+          : "shardingColumn: " + yamlScalar(s.get("shardingColumn"));
+      StringJoiner nodes = new StringJoiner(",");
+      table.nodes().forEach((ds, physical) -> {
+        StringJoiner indexes = new StringJoiner(",");
+        physical.forEach(t -> indexes.add(String.valueOf(GeneRouting.suffix(t))));
+        nodes.add(ds + "." + table.name() + "_${[" + indexes + "]}");
+      });
+      tables.append("    ").append(table.name()).append(":\n")
+          .append("      actualDataNodes: '").append(nodes).append("'\n")
+          .append("      databaseStrategy: {").append(form).append(": {").append(column)
+          .append(", shardingAlgorithmName: ").append(name).append("_db}}\n")
+          .append("      tableStrategy: {").append(form).append(": {").append(column)
+          .append(", shardingAlgorithmName: ").append(name).append("_table}}\n");
+      Map<?, ?> keys = map(config.get("keyGenerateStrategy"));
+      if (!keys.isEmpty()) {
+        tables.append("      keyGenerateStrategy: {column: ").append(yamlScalar(keys.get("column")))
+            .append(", keyGeneratorName: ").append(yamlScalar(keys.get("keyGeneratorName"))).append("}\n");
+      }
+      tables.append("      auditStrategy: {auditorNames: [gene_freeze], allowHintDisable: false}\n");
+    }
+    if (dataSourceCount < 0) {
+      throw new BadInputException(file + ": no auto table's shardingStrategy uses '" + name + "'");
+    }
+    return "  tables:\n" + tables
+        + "  shardingAlgorithms:\n"
+        + "    " + name + "_db: {type: GENE_BUCKET, props: {sharding-count: " + dataSourceCount + common + "}}\n"
+        + "    " + name + "_table: {type: GENE_MOD, props: {sharding-count: " + tableCount + common + "}}\n"
+        + "  auditors:\n"
+        + "    gene_freeze: {type: GENE_BUCKET_FREEZE}\n";
+  }
+
+  private static String yamlScalar(@Nullable Object value) {
+    String text = String.valueOf(value);
+    return text.matches("[A-Za-z_][A-Za-z0-9_.-]*") && !text.equalsIgnoreCase("true")
+        && !text.equalsIgnoreCase("false") && !text.equalsIgnoreCase("null") ? text
+        : "'" + text.replace("'", "''") + "'";
   }
 
   /**
@@ -292,7 +400,7 @@ final class ShardingConfig {
           Map<?, ?> table = map(e.getValue());
           Object dbStrategy = table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
               : rule.get("defaultDatabaseStrategy");
-          String column = keyColumn(map(dbStrategy), algorithm, name, file);
+          String column = keyColumn(map(dbStrategy), algorithm, name, table, file);
           if (column == null) {
             continue;
           }
@@ -311,8 +419,13 @@ final class ShardingConfig {
     return new Family(algorithm, map, props, dataSources, tables);
   }
 
-  /** The sharding column of a database strategy that uses {@code algorithm}, or null if it uses another. */
-  private static @Nullable String keyColumn(Map<?, ?> strategy, String algorithm, String table, Path file) {
+  /**
+   * The sharding column of a database strategy that uses {@code algorithm}, or null if it uses another. Of a complex
+   * strategy's columns ({@code id,order_id}: an item by its own id or its order's, which carry one gene), the
+   * table's generated key column if it is one of them (unique, so the mover pages by it), else the first.
+   */
+  private static @Nullable String keyColumn(Map<?, ?> strategy, String algorithm, String table, Map<?, ?> config,
+      Path file) {
     for (String form : List.of("standard", "complex", "hint")) {
       Map<?, ?> s = map(strategy.get(form));
       if (!algorithm.equals(String.valueOf(s.get("shardingAlgorithmName")))) {
@@ -320,12 +433,24 @@ final class ShardingConfig {
       }
       Object column = form.equals("standard") ? s.get("shardingColumn") : s.get("shardingColumns");
       String columns = column == null ? "" : String.valueOf(column).trim();
-      if (form.equals("hint") || columns.isEmpty() || columns.contains(",")) {
+      if (form.equals("hint") || columns.isEmpty()) {
         throw new BadInputException(file + ": table " + table + " uses '" + algorithm + "' in a " + form
-            + " strategy " + (form.equals("hint") ? "(no column)" : "with columns '" + columns + "'")
-            + ": the mover finds a bucket's rows by one numeric sharding column");
+            + " strategy " + (form.equals("hint") ? "(no column)" : "with no column")
+            + ": the mover finds a bucket's rows by a numeric sharding column");
       }
-      return columns;
+      List<String> names = new ArrayList<>();
+      for (String c : columns.split(",")) {
+        if (!c.isBlank()) {
+          names.add(c.trim());
+        }
+      }
+      Object generated = map(config.get("keyGenerateStrategy")).get("column");
+      for (String name : names) {
+        if (generated != null && name.equalsIgnoreCase(String.valueOf(generated).trim())) {
+          return name;
+        }
+      }
+      return names.get(0);
     }
     return null;
   }

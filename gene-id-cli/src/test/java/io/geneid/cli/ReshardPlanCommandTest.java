@@ -66,9 +66,11 @@ class ReshardPlanCommandTest {
             + " grown, other, auto]\n");
     assertThat(CliRun.of("reshard", "plan", "--config", yaml.toString(), "--algorithm", "auto", "--to", "8"))
         .isEqualTo(new CliRun(2, "", "gene-id reshard plan: " + yaml + ": sharding algorithm 'auto' is"
-            + " GENE_MOD_AUTO, whose autoTables place the tables on the data sources themselves; GENE_BUCKET, which"
-            + " moves buckets between databases, has no auto-table form yet: to grow by moving buckets, route the"
-            + " family with GENE_MOD in tables (docs/resharding.md)\n"));
+            + " GENE_MOD_AUTO: ShardingSphere places each auto table on one data source (table i on"
+            + " actualDataSources[i % n]) from the YAML, so no bucket can move to another database while routing"
+            + " follows it; route the family with GENE_BUCKET in tables to grow (docs/resharding.md), which gene-id"
+            + " reshard writes for you from autoTables it can read, but here: " + yaml + ": no auto table's"
+            + " shardingStrategy uses 'auto'\n"));
   }
 
   @Test

@@ -45,12 +45,6 @@ class EtcdWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractT
     etcd.put(PREFIX + "/leases/" + space + "/claims/" + workerId, "token=999999999;lease=0;owner=usurper");
   }
 
-  /** An old pool: its generation was born long ago, so its never-used worker ids are free at once. */
-  @Override
-  protected void prepare(String space) {
-    etcd.put(PREFIX + "/leases/" + space + "/pool", "gen=0000000000000001;born=0;next=0");
-  }
-
   @Override
   protected void cleanup(String space) {
     etcd.deletePrefix(PREFIX + "/leases/" + space + "/");

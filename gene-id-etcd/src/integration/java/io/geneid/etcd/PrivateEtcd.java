@@ -12,6 +12,7 @@ import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
@@ -143,6 +144,58 @@ public final class PrivateEtcd implements AutoCloseable {
     process = null;
   }
 
+  /**
+   * Stops the server ({@code SIGTERM}), copies its data directory to a new temp directory (as an operator's file
+   * backup would), starts it again and returns the copy, for {@link #restoreData(Path)}.
+   */
+  public Path copyData() {
+    stopProcess(false);
+    try {
+      Path copy = Files.createTempDirectory("gene-id-etcd-copy");
+      copyTree(dir.resolve("data"), copy.resolve("data"));
+      return copy;
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } finally {
+      startProcess();
+    }
+  }
+
+  /**
+   * Stops the server ({@code SIGTERM}), replaces its data directory by a copy from {@link #copyData()} and starts it
+   * again: the same cluster and member ids, an older revision, none of the writes made after the copy.
+   */
+  public void restoreData(Path copy) {
+    stopProcess(false);
+    try {
+      deleteTree(dir.resolve("data"));
+      copyTree(copy.resolve("data"), dir.resolve("data"));
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+    startProcess();
+  }
+
+  private static void copyTree(Path from, Path to) throws IOException {
+    try (Stream<Path> files = Files.walk(from)) {
+      for (Path p : files.toList()) {
+        Files.copy(p, to.resolve(from.relativize(p).toString()), StandardCopyOption.COPY_ATTRIBUTES);
+      }
+    }
+  }
+
+  /** Deletes a directory and everything under it; nothing if it is missing. */
+  public static void deleteTree(Path root) throws IOException {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> files = Files.walk(root)) {
+      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    }
+  }
+
   /** A client of the test's own, to look at and break the store behind the assigners' backs. */
   public Client admin() {
     if (admin == null) {
@@ -197,10 +250,8 @@ public final class PrivateEtcd implements AutoCloseable {
       admin = null;
     }
     stopProcess(false);
-    try (Stream<Path> files = Files.walk(dir)) {
-      for (Path p : files.sorted(Comparator.reverseOrder()).toList()) {
-        Files.deleteIfExists(p);
-      }
+    try {
+      deleteTree(dir);
     } catch (IOException e) {
       // a temp directory left behind is no failure
     }

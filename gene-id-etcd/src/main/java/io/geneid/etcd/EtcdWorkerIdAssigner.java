@@ -35,6 +35,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.LongPredicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,35 +46,33 @@ import org.slf4j.LoggerFactory;
  * <h2>Data</h2>
  * Per pool ({@code space}), under {@code <key prefix>/leases/<space>/}:
  * <ul>
- *   <li>{@code pool}: {@code gen} (a random id of the pool's generation), {@code born} (when it started) and
- *       {@code next} (the lowest worker id never granted in it);
  *   <li>{@code ids/<id>}, a key without an etcd lease per worker id ever granted: its high-water mark, its state
- *       ({@code held}, {@code released}, or {@code unknown} with the instant it becomes usable), the generation it was
- *       written in and the last holder. Durable: it outlives every holder;
+ *       ({@code held} or {@code released}) and the last holder. Durable: it outlives every holder;
  *   <li>{@code claims/<id>}, a key <b>attached to an etcd lease</b> granted for this holder (TTL: the lease TTL rounded
  *       up to whole seconds): the random fencing token, the etcd lease id and the holder's name. etcd deletes it when
  *       the etcd lease expires.
  * </ul>
- * A grant is one transaction that compares the claim's create revision with 0 (absent) and the worker id's key (or,
- * for a worker id never granted, the pool key) with the revision read, then writes them: two acquirers can never
- * both get one worker id. A renewal reads the claim (same token), keeps its etcd lease alive once
- * ({@code LeaseKeepAlive}), and raises the mark in a transaction that compares the claim's value and the mark key's
- * revision. The generator's renewals are the keep-alives: there is no second timer that could keep an etcd lease
- * alive for a holder whose keeper has stopped. When keep-alives fail (etcd down, unreachable, or the etcd lease gone)
- * for longer than the TTL, the generator's deadline (95 % of the TTL after the last renewal it sent) has fenced it,
- * and etcd, which counts the TTL from the last keep-alive it received, deletes the claim only after that. A renewal
- * that finds the etcd lease expired or the claim gone or replaced is refused, and the generator leases again.
+ * A grant is one transaction that compares the claim's create revision with 0 (absent) and the worker id's key with
+ * the revision read (0 for a worker id without a key), then writes both: two acquirers can never both get one worker
+ * id. The least recently used free worker id comes first, then the lowest one without a key. A renewal reads the
+ * claim (same token), keeps its etcd lease alive once ({@code LeaseKeepAlive}), and raises the mark in a transaction
+ * that compares the claim's value and the mark key's revision. The generator's renewals are the keep-alives: there is
+ * no second timer that could keep an etcd lease alive for a holder whose keeper has stopped. When keep-alives fail
+ * (etcd down, unreachable, or the etcd lease gone) for longer than the TTL, the generator's deadline (95 % of the TTL
+ * after the last renewal it sent) has fenced it, and etcd, which counts the TTL from the last keep-alive it received,
+ * deletes the claim only after that. A renewal that finds the etcd lease expired or the claim gone or replaced is
+ * refused, and the generator leases again.
  *
  * <h2>Fault model</h2>
  * <ul>
  *   <li><b>Tokens never repeat</b>: 64 random bits per grant, never a counter kept in etcd.
  *   <li><b>Every grant</b> starts above the recorded mark and, unless the last holder released the id with its exact
- *       mark, above now + the caller's borrowing bound. etcd has no clock of its own: times are the acquirer's, and
- *       the 2 s clock margin covers skew between processes.
- *   <li><b>Lost records</b> (an operator's delete, a restore from an older snapshot): a missing pool key starts a new
- *       generation whose worker ids are granted only {@code wait} (one TTL + the borrowing bound + 2 s) after it was
- *       born; a worker id below {@code next} without a key gets the same wait from when it was noticed. So the first
- *       start of a new pool waits once ({@code lease-acquire-timeout} is extended to cover it).
+ *       mark, above now + the caller's borrowing bound. etcd has no clock of its own: times are the acquirer's.
+ *   <li><b>Lost writes</b> (an etcd restored from a snapshot or a copy of its data directory, an operator's delete):
+ *       etcd cannot tell, since a restored member keeps its cluster and member ids, so this assigner does not vouch
+ *       for its history ({@link #vouchesForHistory()} is false): a worker id whose key or claim was lost looks free
+ *       and is granted at once, and the lease protocol makes every new lease issue only above its expiry + the
+ *       borrowing bound + 2 s, when any holder the store forgot has fenced itself (it renews meanwhile).
  *   <li><b>Silence</b>: every call has a timeout ({@link Builder#timeout(Duration)}), so a renewal never hangs past
  *       the lease.
  * </ul>
@@ -85,8 +84,6 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "/gene-id";
-  /** The clock-skew margin of the wait for worker ids of unknown history (beyond one TTL and the borrowing bound). */
-  static final Duration UNKNOWN_HISTORY_MARGIN = Duration.ofSeconds(2);
   private static final SecureRandom RANDOM = new SecureRandom();
   private static final int RACES = 16;
 
@@ -137,7 +134,7 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     }
     try {
       // the first call also opens the channel: it may take longer than later ones
-      call("reaching the store", client.getKVClient().get(bytes(base + "pool")), Math.max(timeoutMillis, 5_000));
+      call("reaching the store", client.getKVClient().get(bytes(base)), Math.max(timeoutMillis, 5_000));
     } catch (RuntimeException e) {
       close();
       throw e;
@@ -171,11 +168,9 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
 
   // ------------------------------------------------------------------------------------------ acquire
 
-  private record IdRecord(long id, long mark, String state, long usable, String gen, long modRevision) {}
+  private record IdRecord(long id, long mark, String state, long modRevision) {}
 
   private record Claim(long token, String holder, long lease, ByteSequence value) {}
-
-  private record Pool(String gen, long born, long next, long modRevision) {}
 
   private record Option(long workerId, long previousMark, long lastUsed, @Nullable IdRecord record) {}
 
@@ -183,22 +178,18 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
     long slack = Math.max(0, borrowSlack.toMillis());
-    long wait = ttl.toMillis() + slack + UNKNOWN_HISTORY_MARGIN.toMillis();
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    boolean told = false;
     long etcdLease = 0; // granted once per acquisition, kept across lost races, revoked if unused
     try {
     for (int races = 0; ; ) {
-      long sent = System.nanoTime();
       long now = System.currentTimeMillis();
-      Pool pool = pool(now);
       Map<Long, IdRecord> records = new HashMap<>();
       for (KeyValue kv : prefix("ids/")) {
         long id = idOf(kv, "ids/");
         if (id >= range[0] && id <= range[1]) {
           Map<String, String> f = fields(kv.getValue());
           records.put(id, new IdRecord(id, num(f.get("mark")), f.getOrDefault("state", "unknown"),
-              num(f.get("usable")), f.getOrDefault("gen", ""), kv.getModRevision()));
+              kv.getModRevision()));
         }
       }
       Map<Long, Claim> claims = new HashMap<>();
@@ -208,55 +199,31 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
           claims.put(id, claim(kv));
         }
       }
-      long unknownFree = 0;
       List<Option> options = new ArrayList<>();
-      Map<Long, String> holders = new java.util.TreeMap<>();
-      for (Map.Entry<Long, Claim> e : claims.entrySet()) {
-        holders.put(e.getKey(), e.getValue().holder());
-      }
       for (IdRecord r : records.values()) {
-        if (claims.containsKey(r.id())) {
-          continue;
+        if (!claims.containsKey(r.id())) {
+          // a released id carries its holder's exact mark; one whose etcd lease expired, at least now + slack
+          long previous = "released".equals(r.state()) ? r.mark() : Math.max(r.mark(), now + slack);
+          options.add(new Option(r.id(), previous, r.modRevision(), r));
         }
-        long usable = "unknown".equals(r.state()) ? r.usable() : 0;
-        if (!r.gen().equals(pool.gen())) {
-          usable = Math.max(usable, pool.born() + wait);
-        }
-        if (now < usable) {
-          unknownFree = unknownFree == 0 ? usable : Math.min(unknownFree, usable);
-          continue;
-        }
-        // a released id carries its holder's exact mark; one whose etcd lease expired, at least now + slack
-        long previous = "released".equals(r.state()) && usable == 0 ? r.mark()
-            : Math.max(r.mark(), now + slack);
-        options.add(new Option(r.id(), previous, r.modRevision(), r));
       }
       options.sort(Comparator.comparingLong(Option::lastUsed).thenComparingLong(Option::workerId));
-      for (long id = range[0]; id < Math.min(pool.next(), range[1] + 1); id++) {
-        if (!records.containsKey(id) && !claims.containsKey(id)) {
-          noteUnknown(id, now + wait, pool.gen()); // granted once and nothing about it survives
-          unknownFree = unknownFree == 0 ? now + wait : Math.min(unknownFree, now + wait);
-        }
-      }
-      long fresh = Math.max(pool.next(), range[0]);
+      // then the lowest worker id without a key: never granted, or its key lost (nobody's mark is known)
+      long fresh = range[0];
       while (records.containsKey(fresh) || claims.containsKey(fresh)) {
         fresh++;
       }
       if (fresh <= range[1]) {
-        long usable = pool.born() + wait;
-        if (now >= usable) {
-          options.add(new Option(fresh, usable, Long.MAX_VALUE, null));
-        } else {
-          unknownFree = unknownFree == 0 ? usable : Math.min(unknownFree, usable);
-        }
+        options.add(new Option(fresh, 0, Long.MAX_VALUE, null));
       }
       boolean raced = false;
       if (!options.isEmpty() && etcdLease == 0) {
         etcdLease = call("granting an etcd lease", client.getLeaseClient().grant(ttlSeconds)).getID();
       }
       for (Option o : options) {
-        WorkerLease lease = o.record() == null ? grantFresh(o, pool, range[1], now, etcdLease)
-            : grant(o, pool, now, etcdLease);
+        WorkerLease lease = o.record() == null
+            ? grantFresh(o, range[1], id -> records.containsKey(id) || claims.containsKey(id), now, etcdLease)
+            : grant(o, now, etcdLease);
         if (lease != null) {
           etcdLease = 0;
           LOG.debug("acquired worker id {} of space '{}' at {}; previous holder's mark {}", lease.workerId(), space,
@@ -268,26 +235,13 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       if (raced && ++races < RACES) {
         continue;
       }
-      if (unknownFree > 0 && !acquireTimeout.isZero()) {
-        deadline = Math.max(deadline, sent + TimeUnit.MILLISECONDS.toNanos(unknownFree - now + 50));
-        if (!told) {
-          told = true;
-          LOG.info("worker ids of space '{}' at {} have no known history since {} (a new pool, or the store lost "
-              + "keys): they become usable at {}, one TTL ({}) + {} ms borrowing + {} ms clock margin later, when "
-              + "any earlier holder must have stopped; waiting", space, description, Instant.ofEpochMilli(pool.born()),
-              Instant.ofEpochMilli(unknownFree), ttl, slack, UNKNOWN_HISTORY_MARGIN.toMillis());
-        }
-      }
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
         List<String> shown = new ArrayList<>();
-        for (Map.Entry<Long, String> h : holders.entrySet()) {
-          Claim c = claims.get(h.getKey());
-          shown.add(h.getKey() + " by " + h.getValue() + " until " + expiry(c.lease()));
+        for (Map.Entry<Long, Claim> c : new java.util.TreeMap<>(claims).entrySet()) {
+          shown.add(c.getKey() + " by " + c.getValue().holder() + " until " + expiry(c.getValue().lease()));
         }
-        String detail = unknownFree == 0 ? "" : " (worker ids without a known history, in a new pool or one whose "
-            + "keys were lost, become usable at " + Instant.ofEpochMilli(unknownFree) + ")";
-        throw new WorkerIdExhaustedException(space, range[0], range[1], shown, detail + " in " + description
+        throw new WorkerIdExhaustedException(space, range[0], range[1], shown, " in " + description
             + " after waiting " + acquireTimeout.toMillis() + " ms");
       }
       races = 0;
@@ -316,77 +270,41 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   /**
-   * Grants a worker id never granted, starting with {@code o}: when another acquirer took it first, the next one
-   * after the pool's new {@code next} (read in the same transaction) is tried at once, without reading the whole pool
-   * again. Null if none is left or the pool changed generation.
+   * Grants a worker id without a key, starting with {@code o}: when another acquirer took it first, the next one up
+   * that was free when read is tried at once, without reading the whole pool again. Null if none is left.
    */
-  private @Nullable WorkerLease grantFresh(Option o, Pool pool, long max, long now, long etcdLease) {
-    Option next = o;
-    Pool seen = pool;
-    for (int races = 0; races < RACES * 4; races++) {
-      long token = newToken();
-      TxnResponse r = grantTxn(next, seen, token, etcdLease, true);
-      if (r.isSucceeded()) {
-        return leaseOf(next, token, now);
+  private @Nullable WorkerLease grantFresh(Option o, long max, LongPredicate taken, long now, long etcdLease) {
+    int tries = 0;
+    for (long id = o.workerId(); id <= max && tries < RACES * 4; id++) {
+      if (!taken.test(id)) {
+        tries++;
+        WorkerLease lease = grant(new Option(id, o.previousMark(), o.lastUsed(), null), now, etcdLease);
+        if (lease != null) {
+          return lease;
+        }
       }
-      List<KeyValue> kvs = r.getGetResponses().isEmpty() ? List.of() : r.getGetResponses().get(0).getKvs();
-      Map<String, String> f = kvs.isEmpty() ? Map.of() : fields(kvs.get(0).getValue());
-      if (!seen.gen().equals(f.get("gen"))) {
-        return null; // a new generation: look at everything again
-      }
-      boolean poolMoved = kvs.get(0).getModRevision() != seen.modRevision();
-      seen = new Pool(seen.gen(), seen.born(), num(f.get("next")), kvs.get(0).getModRevision());
-      // the pool moved on (another grant, or the pool was read before the records that made this id look next):
-      // try its next id, which may be this one; only an id refused under an unchanged pool is skipped. Skipping
-      // one here left it below next with no record: an id of unknown history, idle for a TTL and the margins
-      long id = poolMoved ? Math.max(seen.next(), next.workerId()) : next.workerId() + 1;
-      if (id > max) {
-        return null;
-      }
-      next = new Option(id, next.previousMark(), Long.MAX_VALUE, null);
     }
     return null;
   }
 
-  /** Grants {@code o} in one transaction; null if another acquirer changed something first. */
-  private @Nullable WorkerLease grant(Option o, Pool pool, long now, long etcdLease) {
-    long token = newToken();
-    return grantTxn(o, pool, token, etcdLease, false).isSucceeded() ? leaseOf(o, token, now) : null;
-  }
-
-  private WorkerLease leaseOf(Option o, long token, long now) {
-    return new WorkerLease(space, o.workerId(), token, owner, Instant.ofEpochMilli(o.previousMark()),
-        Instant.ofEpochMilli(o.previousMark()), Instant.ofEpochMilli(now + ttlSeconds * 1000));
-  }
-
   /**
-   * One grant transaction: the claim (absent before) on {@code etcdLease}, the worker id's key, and for a worker id
-   * never granted the pool's {@code next}, each compared with what was read.
+   * Grants {@code o} in one transaction: its claim (absent before) on {@code etcdLease} and its worker id's key
+   * (absent, or unchanged since read). Null if another acquirer changed either first.
    */
-  private TxnResponse grantTxn(Option o, Pool pool, long token, long etcdLease, boolean elseReadPool) {
+  private @Nullable WorkerLease grant(Option o, long now, long etcdLease) {
+    long token = newToken();
     String id = Long.toString(o.workerId());
     ByteSequence claimKey = bytes(base + "claims/" + id);
     ByteSequence idKey = bytes(base + "ids/" + id);
-    ByteSequence poolKey = bytes(base + "pool");
-    ByteSequence record = bytes("mark=" + o.previousMark() + ";state=held;usable=0;gen=" + pool.gen() + ";owner="
-        + owner);
-    List<Cmp> ifs = new ArrayList<>();
-    List<Op> thens = new ArrayList<>();
-    ifs.add(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
-    thens.add(Op.put(claimKey, claimValue(token, etcdLease, owner),
-        PutOption.builder().withLeaseId(etcdLease).build()));
-    thens.add(Op.put(idKey, record, PutOption.DEFAULT));
-    if (o.record() == null) {
-      ifs.add(new Cmp(idKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
-      ifs.add(new Cmp(poolKey, Cmp.Op.EQUAL, CmpTarget.modRevision(pool.modRevision())));
-      thens.add(Op.put(poolKey, bytes("gen=" + pool.gen() + ";born=" + pool.born() + ";next=" + (o.workerId() + 1)),
-          PutOption.DEFAULT));
-    } else {
-      ifs.add(new Cmp(idKey, Cmp.Op.EQUAL, CmpTarget.modRevision(o.record().modRevision())));
-    }
-    Op[] elses = elseReadPool ? new Op[] {Op.get(poolKey, GetOption.DEFAULT)} : new Op[0];
-    return call("granting worker id " + id, client.getKVClient().txn().If(ifs.toArray(Cmp[]::new))
-        .Then(thens.toArray(Op[]::new)).Else(elses).commit());
+    TxnResponse r = call("granting worker id " + id, client.getKVClient().txn()
+        .If(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
+            o.record() == null ? new Cmp(idKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
+                : new Cmp(idKey, Cmp.Op.EQUAL, CmpTarget.modRevision(o.record().modRevision())))
+        .Then(Op.put(claimKey, claimValue(token, etcdLease, owner), PutOption.builder().withLeaseId(etcdLease).build()),
+            Op.put(idKey, record(o.previousMark(), "held", owner), PutOption.DEFAULT))
+        .commit());
+    return r.isSucceeded() ? new WorkerLease(space, o.workerId(), token, owner, Instant.ofEpochMilli(o.previousMark()),
+        Instant.ofEpochMilli(o.previousMark()), Instant.ofEpochMilli(now + ttlSeconds * 1000)) : null;
   }
 
   // ------------------------------------------------------------------------------------------ renew, release
@@ -408,8 +326,7 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       TxnResponse r = call("renewing worker id " + id, client.getKVClient().txn()
           .If(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.value(claim.value())),
               new Cmp(bytes(base + "ids/" + id), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision())))
-          .Then(Op.put(bytes(base + "ids/" + id), bytes("mark=" + mark + ";state=held;usable=0;gen="
-              + f.getOrDefault("gen", "") + ";owner=" + lease.owner()), PutOption.DEFAULT))
+          .Then(Op.put(bytes(base + "ids/" + id), record(mark, "held", lease.owner()), PutOption.DEFAULT))
           .commit());
       if (r.isSucceeded()) {
         return lease.renewed(Instant.ofEpochMilli(mark), Instant.ofEpochMilli(sent + left * 1000));
@@ -450,14 +367,12 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
           e.getMessage());
       return;
     }
-    KeyValue kv = one(base + "ids/" + id);
-    String gen = kv == null ? "" : fields(kv.getValue()).getOrDefault("gen", "");
     ByteSequence claimKey = bytes(base + "claims/" + id);
     TxnResponse r = call("releasing worker id " + id, client.getKVClient().txn()
         .If(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.value(claim.value())))
         .Then(Op.delete(claimKey, io.etcd.jetcd.options.DeleteOption.DEFAULT),
-            Op.put(bytes(base + "ids/" + id), bytes("mark=" + highWaterMark.toEpochMilli()
-                + ";state=released;usable=0;gen=" + gen + ";owner=" + lease.owner()), PutOption.DEFAULT))
+            Op.put(bytes(base + "ids/" + id), record(highWaterMark.toEpochMilli(), "released", lease.owner()),
+                PutOption.DEFAULT))
         .commit());
     if (r.isSucceeded()) {
       revokeQuietly(claim.lease());
@@ -488,46 +403,6 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
 
   // ------------------------------------------------------------------------------------------ store access
 
-  private Pool pool(long now) {
-    ByteSequence key = bytes(base + "pool");
-    for (int races = 0; ; races++) {
-      KeyValue kv = one(base + "pool");
-      Map<String, String> f = kv == null ? Map.of() : fields(kv.getValue());
-      if (f.containsKey("gen") && f.containsKey("born") && f.containsKey("next")) {
-        return new Pool(f.get("gen"), num(f.get("born")), num(f.get("next")), kv.getModRevision());
-      }
-      String gen = String.format("%016x", RANDOM.nextLong());
-      long next = num(f.get("next"));
-      TxnResponse r = call("starting the pool", client.getKVClient().txn()
-          .If(kv == null ? new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
-              : new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision())))
-          .Then(Op.put(key, bytes("gen=" + gen + ";born=" + now + ";next=" + next), PutOption.DEFAULT))
-          .commit());
-      if (r.isSucceeded()) {
-        LOG.info("space '{}' at {} starts a new generation {} (a new pool, or its pool key was lost)", space,
-            description, gen);
-        continue; // read it back with its revision
-      }
-      if (races >= RACES) {
-        throw new GeneIdException("starting the pool of space '" + space + "' at " + description
-            + " kept losing races");
-      }
-    }
-  }
-
-  private void noteUnknown(long id, long usable, String gen) {
-    ByteSequence key = bytes(base + "ids/" + id);
-    TxnResponse r = call("recording worker id " + id + " as of unknown history", client.getKVClient().txn()
-        .If(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)))
-        .Then(Op.put(key, bytes("mark=0;state=unknown;usable=" + usable + ";gen=" + gen + ";owner="),
-            PutOption.DEFAULT))
-        .commit());
-    if (r.isSucceeded()) {
-      LOG.warn("worker id {} of space '{}' at {} has no record although it was granted before: it is used again only "
-          + "from {}, when any holder must have stopped", id, space, description, Instant.ofEpochMilli(usable));
-    }
-  }
-
   private @Nullable KeyValue one(String key) {
     GetResponse r = call("reading " + key, client.getKVClient().get(bytes(key)));
     return r.getKvs().isEmpty() ? null : r.getKvs().get(0);
@@ -550,6 +425,11 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
   private static Claim claim(KeyValue kv) {
     Map<String, String> f = fields(kv.getValue());
     return new Claim(num(f.get("token")), f.getOrDefault("owner", ""), kv.getLease(), kv.getValue());
+  }
+
+  /** A worker id's key: its high-water mark, {@code held} or {@code released}, and its last holder. */
+  private static ByteSequence record(long mark, String state, String holder) {
+    return bytes("mark=" + mark + ";state=" + state + ";owner=" + holder);
   }
 
   private static ByteSequence claimValue(long token, long etcdLease, String owner) {

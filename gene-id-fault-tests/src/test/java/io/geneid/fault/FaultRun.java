@@ -306,6 +306,24 @@ final class FaultRun {
     return total;
   }
 
+  /** A lease a JVM of a run issued under: its output (the JVMs in start order), worker id, token, first id (Unix ms). */
+  record Lease(int output, long workerId, long token, long atMillis) {}
+
+  /** The leases of a run's JVMs, from their events files, in the order they were first issued under. */
+  static List<Lease> leases(Path runDir) throws IOException {
+    List<Lease> out = new ArrayList<>();
+    for (int o = 0; Files.exists(runDir.resolve("events-" + o + ".txt")); o++) {
+      for (String line : Files.readAllLines(runDir.resolve("events-" + o + ".txt"))) {
+        String[] f = line.split(" ");
+        if (f[0].equals("LEASE")) {
+          out.add(new Lease(o, Long.parseLong(f[1]), Long.parseLong(f[2]), Long.parseLong(f[3].substring(3))));
+        }
+      }
+    }
+    out.sort(java.util.Comparator.comparingLong(Lease::atMillis));
+    return out;
+  }
+
   /**
    * From the id files of a run: milliseconds from {@code faultMillis} to the first id timestamp after the longest
    * silence among the ids stamped from {@code faultMillis} to {@code untilMillis} (every JVM fenced while the store

@@ -4,7 +4,6 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.etcd.PrivateEtcd;
 import io.geneid.zookeeper.TestZookeeper;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Map;
@@ -26,9 +25,6 @@ class ZookeeperEtcdFaultTest {
   @Test
   void zookeeperSessionLossAndServerRestartNeverDuplicate() throws Exception {
     try (TestZookeeper zk = new TestZookeeper()) {
-      // an old pool: the first start does not wait for the history nobody can vouch for
-      zk.admin.create().creatingParentsIfNeeded().forPath("/gene-id-fault-run/leases/" + SPACE,
-          "gen=0000000000000001;born=0;next=0".getBytes(StandardCharsets.UTF_8));
       AtomicLong stoppedAt = new AtomicLong();
       FaultRun.Result r = new FaultRun("zookeeper", dir.resolve("run"))
           .props(Map.of("worker-assigner", "zookeeper", "zookeeper-connect", zk.connect(),
@@ -56,7 +52,6 @@ class ZookeeperEtcdFaultTest {
   @Test
   void etcdPauseAndRestartNeverDuplicate() throws Exception {
     try (PrivateEtcd etcd = PrivateEtcd.start()) {
-      etcd.put("/gene-id-fault-run/leases/" + SPACE + "/pool", "gen=0000000000000001;born=0;next=0"); // an old pool
       AtomicLong stoppedAt = new AtomicLong();
       FaultRun.Result r = new FaultRun("etcd", dir.resolve("run"))
           .props(Map.of("worker-assigner", "etcd", "etcd-endpoints", etcd.endpoint(),

@@ -22,7 +22,7 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * <table>        (name PK, gene_bits, version, bucket_map TEXT, bucket_states TEXT)   one row per map
- * <table>_router (name, router_id PK, version, seen_at)                               one row per router
+ * <table>_router (name, router_id PK, version, seen_at: database time)            one row per router
  * <table>_progress (name PK, target_version, buckets_done, buckets_total, rows_copied,
  *                   started_at, updated_at)                                         a move's last progress
  * }</pre>
@@ -44,6 +44,7 @@ public final class JdbcBucketMapStore implements BucketMapStore {
   private final boolean createTable;
   private final Duration statementTimeout;
   private volatile boolean tableReady;
+  private volatile JdbcSession.@Nullable Dialect dialect;
 
   private JdbcBucketMapStore(Builder b) {
     this.dataSource = Objects.requireNonNull(b.dataSource, "dataSource is required");
@@ -191,24 +192,44 @@ public final class JdbcBucketMapStore implements BucketMapStore {
     });
   }
 
+  /** @deprecated records the caller's time; {@link #heartbeat(String, String, long)} records the database's. */
+  @Deprecated
   @Override
   public void heartbeat(String name, String routerId, long version, long nowMillis) {
+    heartbeat(name, routerId, version, nowMillis, "?");
+  }
+
+  /** Records the heartbeat at the database's own time ({@code CURRENT_TIMESTAMP} in the statement itself). */
+  @Override
+  public void heartbeat(String name, String routerId, long version) {
+    heartbeat(name, routerId, version, 0, null);
+  }
+
+  /** {@code seenAt} is the SQL of the time ({@code null}: the database's clock) or {@code ?} for {@code nowMillis}. */
+  private void heartbeat(String name, String routerId, long version, long nowMillis, @Nullable String seenAt) {
     run("record router " + routerId + " of map '" + name + "'", s -> {
-      try (PreparedStatement update = s.prepare("UPDATE " + routerTable + " SET version = ?, seen_at = ?"
+      String at = seenAt != null ? seenAt : dialect(s).nowMillis;
+      boolean bound = "?".equals(at);
+      try (PreparedStatement update = s.prepare("UPDATE " + routerTable + " SET version = ?, seen_at = " + at
           + " WHERE name = ? AND router_id = ?")) {
-        update.setLong(1, version);
-        update.setLong(2, nowMillis);
-        update.setString(3, name);
-        update.setString(4, routerId);
+        int i = 1;
+        update.setLong(i++, version);
+        if (bound) {
+          update.setLong(i++, nowMillis);
+        }
+        update.setString(i++, name);
+        update.setString(i, routerId);
         if (update.executeUpdate() == 1) {
           return null;
         }
         try (PreparedStatement insert = s.prepare("INSERT INTO " + routerTable
-            + " (name, router_id, version, seen_at) VALUES (?, ?, ?, ?)")) {
+            + " (name, router_id, version, seen_at) VALUES (?, ?, ?, " + at + ")")) {
           insert.setString(1, name);
           insert.setString(2, routerId);
           insert.setLong(3, version);
-          insert.setLong(4, nowMillis);
+          if (bound) {
+            insert.setLong(4, nowMillis);
+          }
           insert.executeUpdate();
         } catch (SQLException e) {
           if (!JdbcSession.isDuplicate(e)) {
@@ -221,12 +242,37 @@ public final class JdbcBucketMapStore implements BucketMapStore {
     });
   }
 
+  /** The database's clock: one {@code SELECT} of its {@code CURRENT_TIMESTAMP} (UTC) in epoch milliseconds. */
+  @Override
+  public long nowMillis(String name) {
+    return run("read the database's clock", s -> {
+      try (PreparedStatement ps = s.prepare("SELECT " + dialect(s).nowMillis); ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return rs.getLong(1);
+      }
+    });
+  }
+
   @Override
   public List<RouterHeartbeat> routers(String name) {
+    return routers(name, null);
+  }
+
+  /** One {@code SELECT}: the routers whose {@code seen_at} is within {@code window} of the database's own now. */
+  @Override
+  public List<RouterHeartbeat> liveRouters(String name, Duration window) {
+    return routers(name, window);
+  }
+
+  private List<RouterHeartbeat> routers(String name, @Nullable Duration window) {
     return run("list the routers of map '" + name + "'", s -> {
       try (PreparedStatement ps = s.prepare("SELECT router_id, version, seen_at FROM " + routerTable
-          + " WHERE name = ? ORDER BY router_id")) {
+          + " WHERE name = ?" + (window == null ? "" : " AND seen_at >= " + dialect(s).nowMillis + " - ?")
+          + " ORDER BY router_id")) {
         ps.setString(1, name);
+        if (window != null) {
+          ps.setLong(2, window.toMillis());
+        }
         List<RouterHeartbeat> result = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
@@ -236,6 +282,15 @@ public final class JdbcBucketMapStore implements BucketMapStore {
         return result;
       }
     });
+  }
+
+  private JdbcSession.Dialect dialect(JdbcSession s) throws SQLException {
+    JdbcSession.Dialect d = dialect;
+    if (d == null) {
+      d = JdbcSession.Dialect.of(s.connection());
+      dialect = d;
+    }
+    return d;
   }
 
   @Override

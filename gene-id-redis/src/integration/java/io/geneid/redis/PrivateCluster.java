@@ -37,9 +37,11 @@ public final class PrivateCluster implements AutoCloseable {
       List<String> create = new ArrayList<>(List.of("redis-cli", "--cluster", "create"));
       for (int i = 0; i < 6; i++) {
         int port = PrivateRedis.freePort();
-        c.processes.start(port, List.of("--cluster-enabled", "yes", "--cluster-config-file",
+        List<String> args = new ArrayList<>(List.of("--cluster-enabled", "yes", "--cluster-config-file",
             dir.resolve(port + "/nodes.conf").toString(), "--cluster-node-timeout", "1000", "--save", "",
             "--appendonly", "no"));
+        args.addAll(RedisProcesses.replicationUser()); // cutReplicaLink can cut a replica's link
+        c.processes.start(port, args);
         c.ports.add(port);
         create.add("127.0.0.1:" + port);
       }
@@ -185,6 +187,19 @@ public final class PrivateCluster implements AutoCloseable {
    */
   public void failoverTo(int replicaPort) {
     processes.redis(replicaPort).clusterFailover(false);
+  }
+
+  /**
+   * Cuts the replication link of the replica of the master on {@code master}: the replica stays up and in the cluster
+   * (its bus is untouched), and cannot replicate until {@link #restoreReplicaLink(int)}.
+   */
+  public void cutReplicaLink(int master) {
+    processes.cutReplicaLinks(master);
+  }
+
+  /** Lets the replica of the master on {@code master} replicate again. */
+  public void restoreReplicaLink(int master) {
+    processes.restoreReplicaLinks(master);
   }
 
   /** {@code kill -9} of the node this object started on {@code port}; waits for it to end. */

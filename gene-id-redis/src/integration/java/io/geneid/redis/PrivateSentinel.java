@@ -21,7 +21,9 @@ import io.lettuce.core.sentinel.api.sync.RedisSentinelCommands;
  * A Redis Sentinel deployment of a test's own on loopback: a master, one replica and three sentinels (quorum 2,
  * {@code down-after-milliseconds 1000}, {@code failover-timeout 2000}), each a {@code redis-server} process (the
  * sentinels run {@code redis-server <config> --sentinel}, what the {@code redis-sentinel} binary is) with a directory
- * of its own; {@link #close()} kills exactly the processes it started. The data nodes keep nothing on disk.
+ * of its own; {@link #close()} kills exactly the processes it started. The data nodes keep nothing on disk, and
+ * replicate as a user of their own, so a test can cut a replica's link ({@link #cutReplicaLink(int)}) or freeze a
+ * node ({@link #freeze(int)}) while it stays listed by the sentinels.
  */
 public final class PrivateSentinel implements AutoCloseable {
 
@@ -43,7 +45,9 @@ public final class PrivateSentinel implements AutoCloseable {
   public static PrivateSentinel start(Path dir) {
     PrivateSentinel s = new PrivateSentinel(dir);
     try {
-      List<String> data = List.of("--save", "", "--appendonly", "no", "--enable-debug-command", "yes");
+      List<String> data = new ArrayList<>(List.of("--save", "", "--appendonly", "no", "--enable-debug-command", "yes"));
+      // replicas log in as a user of their own, which cutReplicaLink turns off on the master
+      data.addAll(RedisProcesses.replicationUser());
       int master = PrivateRedis.freePort();
       s.processes.start(master, data);
       s.nodes.add(master);
@@ -142,6 +146,46 @@ public final class PrivateSentinel implements AutoCloseable {
     processes.restart(port, List.of("--replicaof", "127.0.0.1", Integer.toString(master)));
     awaitSynchronisedReplica(master, timeout);
     awaitHealthyReplica(port, timeout);
+  }
+
+  /**
+   * Cuts the link of every replica of the master on {@code master} (their replication user is turned off there and
+   * their connections killed): the replicas stay up, answer the sentinels, and cannot replicate until
+   * {@link #restoreReplicaLink(int)}. Waits until the master lists no replica.
+   */
+  public void cutReplicaLink(int master) {
+    processes.cutReplicaLinks(master);
+  }
+
+  /** Lets the replicas of the master on {@code master} replicate again (see {@link #cutReplicaLink(int)}). */
+  public void restoreReplicaLink(int master) {
+    processes.restoreReplicaLinks(master);
+  }
+
+  /** {@code SIGSTOP} of the data node this object started on {@code port}: it stays connected and answers nothing. */
+  public void freeze(int port) {
+    processes.signal(port, "STOP");
+  }
+
+  /** {@code SIGCONT} of a node {@link #freeze(int) frozen}. */
+  public void thaw(int port) {
+    processes.signal(port, "CONT");
+  }
+
+  /** Waits until every sentinel flags the replica on {@code port} subjectively down ({@code s_down}). */
+  public void awaitReplicaDown(int port, Duration timeout) {
+    RedisProcesses.await(() -> {
+      for (int s : sentinels) {
+        boolean down = false;
+        for (Map<String, String> r : sentinel(s).replicas(MASTER)) {
+          down |= String.valueOf(port).equals(r.get("port")) && r.getOrDefault("flags", "").contains("s_down");
+        }
+        if (!down) {
+          return false;
+        }
+      }
+      return true;
+    }, timeout, "every sentinel to flag the replica on port " + port + " down");
   }
 
   /** {@code SENTINEL FAILOVER gid} on the first sentinel; returns the master port before it. */

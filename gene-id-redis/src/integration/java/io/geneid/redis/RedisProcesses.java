@@ -1,5 +1,7 @@
 package io.geneid.redis;
 
+import io.lettuce.core.AclSetuserArgs;
+import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -119,6 +121,54 @@ final class RedisProcesses implements AutoCloseable {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
       }
+    }
+  }
+
+  /**
+   * Options that make a data node replicate as a user of its own ({@code masteruser}), defined on every node, so a
+   * test can cut a replica's link to its master with {@link #cutReplicaLinks(int)} while the replica stays up.
+   */
+  static List<String> replicationUser() {
+    return List.of("--user", REPLICATION_USER, "on", ">" + REPLICATION_SECRET, "~*", "&*", "+@all",
+        "--masteruser", REPLICATION_USER, "--masterauth", REPLICATION_SECRET);
+  }
+
+  private static final String REPLICATION_USER = "repl";
+  private static final String REPLICATION_SECRET = "repl-secret";
+
+  /**
+   * Cuts the link of every replica of the master on {@code master} (started with {@link #replicationUser()}): their
+   * user is turned off there and their connections killed, so they stay up, answer everyone else, and cannot
+   * replicate until {@link #restoreReplicaLinks(int)}. Waits until the master lists no replica.
+   */
+  void cutReplicaLinks(int master) {
+    redis(master).aclSetuser(REPLICATION_USER, AclSetuserArgs.Builder.off());
+    redis(master).clientKill(KillArgs.Builder.user(REPLICATION_USER));
+    await(() -> "0".equals(info(master, "replication", "connected_slaves")), Duration.ofSeconds(10),
+        "the master on port " + master + " to lose its replicas");
+  }
+
+  /** Lets the replicas of the master on {@code master} replicate again (see {@link #cutReplicaLinks(int)}). */
+  void restoreReplicaLinks(int master) {
+    redis(master).aclSetuser(REPLICATION_USER, AclSetuserArgs.Builder.on());
+  }
+
+  /** {@code kill -<signal>} of the process this object started on {@code port} (e.g. STOP, CONT). */
+  void signal(int port, String signal) {
+    Process p = processes.get(port);
+    if (p == null || !p.isAlive()) {
+      throw new IllegalStateException("no process of this test runs on port " + port);
+    }
+    try {
+      int exit = new ProcessBuilder("kill", "-" + signal, Long.toString(p.pid())).inheritIO().start().waitFor();
+      if (exit != 0) {
+        throw new IllegalStateException("kill -" + signal + " " + p.pid() + " exited with " + exit);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
     }
   }
 

@@ -31,7 +31,8 @@ import java.util.function.Function;
  *       ({@link BucketMap#format()}) and {@code states} ({@link BucketMap#formatStates()}), the same four columns as
  *       {@code io.geneid.jdbc.JdbcBucketMapStore}'s table.
  *   <li>{@code <prefix>:bucket-map:{<name>}:routers}, a hash: router id to {@code <version> <atMillis>}, its last
- *       heartbeat.
+ *       heartbeat, {@code atMillis} by the Redis server's own {@code TIME} (a script reads it and writes, and a
+ *       mover's {@link #liveRouters} reads it with the heartbeats, on the node of the map's slot).
  *   <li>{@code <prefix>:bucket-map:{<name>}:progress}, a hash: the last {@link MoveProgress} of a move of the map, its
  *       six fields written by one {@code HSET}.
  * </ul>
@@ -67,6 +68,10 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
 
   private static final RedisWorkerIdAssigner.Script CAS = RedisWorkerIdAssigner.Script.of("bucket-map-cas.lua",
       RedisWorkerIdAssigner.Script.resource("bucket-map-cas.lua"));
+  private static final RedisWorkerIdAssigner.Script HEARTBEAT = RedisWorkerIdAssigner.Script.of(
+      "bucket-map-heartbeat.lua", RedisWorkerIdAssigner.Script.resource("bucket-map-heartbeat.lua"));
+  private static final RedisWorkerIdAssigner.Script ROUTERS = RedisWorkerIdAssigner.Script.of(
+      "bucket-map-routers.lua", RedisWorkerIdAssigner.Script.resource("bucket-map-routers.lua"));
   private static final int MAX_NAME_LENGTH = 128;
 
   private final RedisConnections.Link link;
@@ -204,12 +209,33 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
     return list;
   }
 
-  /** {@code HSET} of the router's field: {@code <version> <nowMillis>}. */
+  /**
+   * {@code HSET} of the router's field: {@code <version> <nowMillis>}.
+   *
+   * @deprecated records the caller's time; {@link #heartbeat(String, String, long)} records the server's
+   */
+  @Deprecated
   @Override
   public void heartbeat(String name, String routerId, long version, long nowMillis) {
     String key = routersKey(name);
     run("record router " + routerId + " of map '" + name + "'", key,
         c -> c.hset(key, routerId, version + " " + nowMillis));
+  }
+
+  /** A script: the server's {@code TIME}, then {@code HSET} of {@code <version> <time>}. */
+  @Override
+  public void heartbeat(String name, String routerId, long version) {
+    String key = routersKey(name);
+    run("record router " + routerId + " of map '" + name + "'", key,
+        c -> eval(c, HEARTBEAT, ScriptOutputType.VALUE, key, routerId, Long.toString(version)));
+  }
+
+  /** The server's {@code TIME} on the node of the map's slot (read by a script on the map's key). */
+  @Override
+  public long nowMillis(String name) {
+    String key = routersKey(name);
+    List<Object> reply = run("read the server's clock", key, c -> eval(c, ROUTERS, ScriptOutputType.MULTI, key));
+    return Long.parseLong(String.valueOf(reply.get(0)));
   }
 
   /** Every field of the routers' hash, by router id. */
@@ -218,17 +244,47 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
     String key = routersKey(name);
     Map<String, String> all = run("list the routers of map '" + name + "'", key, c -> c.hgetall(key));
     List<RouterHeartbeat> result = new ArrayList<>();
-    for (Map.Entry<String, String> e : all.entrySet()) {
-      String[] parts = e.getValue().split(" ");
-      try {
-        result.add(new RouterHeartbeat(e.getKey(), Long.parseLong(parts[0]), Long.parseLong(parts[1])));
-      } catch (RuntimeException bad) {
-        throw new GeneIdException("the heartbeat of router " + e.getKey() + " in Redis key " + key + " at " + where
-            + " cannot be read: '" + e.getValue() + "', expected '<version> <atMillis>'", bad);
+    all.forEach((id, value) -> result.add(heartbeatOf(key, id, value)));
+    result.sort(Comparator.comparing(RouterHeartbeat::routerId));
+    return result;
+  }
+
+  /** One script reads the server's {@code TIME} and every heartbeat, and the routers within {@code window} stay. */
+  @Override
+  public List<RouterHeartbeat> liveRouters(String name, Duration window) {
+    String key = routersKey(name);
+    List<Object> reply = run("list the live routers of map '" + name + "'", key,
+        c -> eval(c, ROUTERS, ScriptOutputType.MULTI, key));
+    long now = Long.parseLong(String.valueOf(reply.get(0)));
+    List<RouterHeartbeat> result = new ArrayList<>();
+    for (int i = 1; i + 1 < reply.size(); i += 2) {
+      RouterHeartbeat r = heartbeatOf(key, String.valueOf(reply.get(i)), String.valueOf(reply.get(i + 1)));
+      if (now - r.atMillis() <= window.toMillis()) {
+        result.add(r);
       }
     }
     result.sort(Comparator.comparing(RouterHeartbeat::routerId));
     return result;
+  }
+
+  private RouterHeartbeat heartbeatOf(String key, String routerId, String value) {
+    String[] parts = value.split(" ");
+    try {
+      return new RouterHeartbeat(routerId, Long.parseLong(parts[0]), Long.parseLong(parts[1]));
+    } catch (RuntimeException bad) {
+      throw new GeneIdException("the heartbeat of router " + routerId + " in Redis key " + key + " at " + where
+          + " cannot be read: '" + value + "', expected '<version> <atMillis>'", bad);
+    }
+  }
+
+  private static <T> T eval(RedisClusterCommands<String, String> server, RedisWorkerIdAssigner.Script script,
+      ScriptOutputType type, String key, String... args) {
+    String[] keys = {key};
+    try {
+      return server.evalsha(script.sha, type, keys, args);
+    } catch (RedisNoScriptException e) {
+      return server.eval(script.body, type, keys, args); // an empty script cache (restart, SCRIPT FLUSH)
+    }
   }
 
   /** One {@code HSET} of all six fields, so the record is replaced whole. */

@@ -101,6 +101,11 @@ final class RedisConnections {
       return connection;
     }
 
+    /** Whether this link reaches one server through a plain URI or connection (neither Sentinel nor Cluster). */
+    boolean plain() {
+      return cluster == null && sentinelUri == null;
+    }
+
     /** Commands routed by their first key: in a cluster, to the master of that key's slot. */
     RedisClusterCommands<String, String> commands() {
       return commands;
@@ -171,23 +176,11 @@ final class RedisConnections {
       if (uri == null || client == null) {
         return;
       }
-      List<Map<String, String>> replicas;
-      try {
-        replicas = sentinels(uri).sync().replicas(uri.getSentinelMasterId());
-      } catch (RedisException e) {
-        dropSentinels();
-        throw new GeneIdException(what + ": the server that took it has no replica, and no sentinel answered"
-            + " whether it is still the master '" + uri.getSentinelMasterId() + "': " + e.getMessage(), e);
-      }
-      for (Map<String, String> r : replicas) {
+      for (Map<String, String> r : sentinelReplicas(uri, what + ": the server that took it has no replica")) {
         String flags = r.getOrDefault("flags", "");
         String known = r.getOrDefault("runid", "");
         if (runId.equals(known)) {
-          reconnectIfSentinel();
-          throw new GeneIdException(what + ": the server that took it (" + r.get("ip") + ":" + r.get("port")
-              + ", run_id " + runId + ") is a replica of master '" + uri.getSentinelMasterId() + "' as the"
-              + " sentinels see it: a master demoted by a failover, still taking writes that will be lost; the"
-              + " connection goes to the master the sentinels name");
+          refuseDemoted(uri, r, runId, what);
         }
         boolean down = flags.contains("s_down") || flags.contains("o_down");
         if (!down && (known.isEmpty() || flags.contains("promoted"))) {
@@ -198,6 +191,61 @@ final class RedisConnections {
               + " under way and this server may be the master it replaces; it cannot count until it is over");
         }
       }
+    }
+
+    /**
+     * The replicas a failover could promote in place of the server that owns {@code key}, as the deployment lists
+     * them, whatever their state: on a Sentinel link the replicas the sentinels list for the master
+     * ({@code SENTINEL REPLICAS}: they keep listing a replica whose link is cut, that is down, or the old master of a
+     * failover, each of which they may promote once it answers again), except those with {@code replica-priority 0},
+     * which they never promote; in a cluster the replicas the topology lists for the master of the key's slot
+     * ({@code CLUSTER NODES}, failed ones included); 0 on a plain {@code redis://} link, which cannot see a replica
+     * that is not connected. On a Sentinel link, refuses a server the sentinels list as a replica (a master demoted
+     * by a failover, still taking writes), as {@link #checkAloneMaster} does.
+     *
+     * @param runId the run_id of the server the write went to
+     * @throws GeneIdException if the server is a replica as the sentinels see it, or no sentinel answers
+     */
+    int deploymentReplicas(String key, String runId, String what) {
+      StatefulRedisClusterConnection<String, String> c = cluster;
+      if (c != null) {
+        RedisClusterNode master = c.getPartitions().getPartitionBySlot(SlotHash.getSlot(key));
+        int n = 0;
+        for (RedisClusterNode node : c.getPartitions()) {
+          n += master != null && master.getNodeId().equals(node.getSlaveOf()) ? 1 : 0;
+        }
+        return n;
+      }
+      RedisURI uri = sentinelUri;
+      if (uri == null || client == null) {
+        return 0;
+      }
+      int n = 0;
+      for (Map<String, String> r : sentinelReplicas(uri, what)) {
+        if (runId.equals(r.getOrDefault("runid", ""))) {
+          refuseDemoted(uri, r, runId, what);
+        }
+        n += "0".equals(r.getOrDefault("slave-priority", r.getOrDefault("replica-priority", ""))) ? 0 : 1;
+      }
+      return n;
+    }
+
+    private List<Map<String, String>> sentinelReplicas(RedisURI uri, String what) {
+      try {
+        return sentinels(uri).sync().replicas(uri.getSentinelMasterId());
+      } catch (RedisException e) {
+        dropSentinels();
+        throw new GeneIdException(what + ": no sentinel answered which replicas master '" + uri.getSentinelMasterId()
+            + "' has: " + e.getMessage(), e);
+      }
+    }
+
+    private void refuseDemoted(RedisURI uri, Map<String, String> r, String runId, String what) {
+      reconnectIfSentinel();
+      throw new GeneIdException(what + ": the server that took it (" + r.get("ip") + ":" + r.get("port")
+          + ", run_id " + runId + ") is a replica of master '" + uri.getSentinelMasterId() + "' as the"
+          + " sentinels see it: a master demoted by a failover, still taking writes that will be lost; the"
+          + " connection goes to the master the sentinels name");
     }
 
     private synchronized StatefulRedisSentinelConnection<String, String> sentinels(RedisURI uri) {
@@ -238,40 +286,71 @@ final class RedisConnections {
    * that dropped off (and could still be promoted with what it had) is waited for too. A new master (a failover or
    * restart) starts from the replicas it has. Without replicas it waits for nothing, but on a Sentinel link a server
    * without replicas counts only if the sentinels do not list it as a replica ({@link Link#checkAloneMaster}): a
-   * link that meets a demoted master for the first time has seen none of its replicas.
+   * link that meets a demoted master for the first time has seen none of its replicas. A wait for the deployment
+   * (segment claims) also waits for every replica the deployment lists ({@link Link#deploymentReplicas}), so a process
+   * that has seen none of them (it started while they were cut off or down) still waits for them.
    */
   static final class ReplicaWait {
     private final ConcurrentHashMap<String, Integer> seen = new ConcurrentHashMap<>();
     private final long waitMillis;
+    private final boolean deployment;
 
-    ReplicaWait(Duration timeout) {
+    /**
+     * @param deployment whether to wait for every replica the deployment lists too
+     *     ({@link Link#deploymentReplicas}): segment claims, which have no other defence against a failover to a
+     *     replica that missed them. Leases do not: a promoted replica starts a new pool generation (its run_id), so a
+     *     lease lost with the old master is never trusted, and waiting for a replica that is down would fence every
+     *     holder while it is down.
+     */
+    ReplicaWait(Duration timeout, boolean deployment) {
       this.waitMillis = Math.max(1, timeout.toMillis() / 2);
+      this.deployment = deployment;
+    }
+
+    /** A wait for the replicas this process has seen connected, not the deployment's (leases, bucket maps). */
+    ReplicaWait(Duration timeout) {
+      this(timeout, false);
+    }
+
+    /** {@link #await(Link, RedisClusterCommands, String, String, int, String)} of a wait without the deployment's. */
+    void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected, String what) {
+      if (deployment) {
+        throw new IllegalStateException("a wait for the deployment's replicas needs the key written");
+      }
+      await(link, server, "", identity, connected, what);
     }
 
     /**
      * {@code WAIT} on {@code server} (the connection the write went over) for the replicas of {@code identity}; when
      * too few answer, a Sentinel link reconnects ({@link Link#reconnectIfSentinel()}). With no replica to wait for, on
-     * a Sentinel link, {@link Link#checkAloneMaster}.
+     * a Sentinel link, {@link Link#checkAloneMaster} (a wait for the deployment has checked the sentinels' list).
      *
+     * @param key the key written, whose slot's master the deployment's replicas are counted for (in a cluster)
      * @param connected the replicas the server had when it wrote
      * @param what what was written, for the message
      * @throws GeneIdException if fewer acknowledged within half the command timeout, or a Sentinel master without
      *     replicas is a replica as the sentinels see it
      */
-    void await(Link link, RedisClusterCommands<String, String> server, String identity, int connected,
+    void await(Link link, RedisClusterCommands<String, String> server, String key, String identity, int connected,
         String what) {
-      int expected = seen.merge(identity, connected, Math::max);
+      int colon = identity.indexOf(':');
+      String runId = colon < 0 ? identity : identity.substring(0, colon);
+      int seenHere = seen.merge(identity, connected, Math::max);
+      int listed = deployment ? link.deploymentReplicas(key, runId, what) : 0;
+      int expected = Math.max(seenHere, listed);
       if (expected > 0) {
         long acked = server.waitForReplication(expected, waitMillis);
         if (acked < expected) {
           link.reconnectIfSentinel();
-          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas seen connected to "
-              + "the master acknowledged it within " + waitMillis + " ms, so a failover could lose it (a replica "
-              + "removed for good is forgotten when this process restarts)");
+          String whose = listed >= seenHere ? "the deployment lists for the master (cut off, down or not in sync"
+              + " yet: each may be promoted once it answers; remove a replica gone for good from the deployment:"
+              + " SENTINEL RESET, CLUSTER FORGET)" : "seen connected to the master (a replica removed for good is"
+              + " forgotten when this process restarts)";
+          throw new GeneIdException(what + ": only " + acked + " of the " + expected + " replicas " + whose
+              + " acknowledged it within " + waitMillis + " ms, so a failover could lose it");
         }
-      } else {
-        int colon = identity.indexOf(':');
-        link.checkAloneMaster(colon < 0 ? identity : identity.substring(0, colon), what);
+      } else if (!deployment) {
+        link.checkAloneMaster(runId, what);
       }
     }
   }
@@ -519,6 +598,58 @@ final class RedisConnections {
           + "scripts read the server's clock and run id before they write, which older servers refuse or replicate "
           + "wrongly). Upgrade Redis or use another store");
     }
+  }
+
+  /**
+   * Refuses a server whose {@code maxmemory-policy} may evict keys that carry no TTL ({@code allkeys-lru},
+   * {@code allkeys-lfu}, {@code allkeys-random}): none of gene-id's keys carries a TTL, so {@code noeviction} and the
+   * {@code volatile-*} policies never drop them (under {@code volatile-*} a full server refuses gene-id's writes, as
+   * {@code noeviction} does, rather than dropping its keys). The policy is read from {@code INFO memory}
+   * ({@code maxmemory_policy}), which managed services that rename or disable {@code CONFIG} still answer, so there is
+   * no case where it cannot be read and must be trusted; a server that does not report it is refused too. The policy
+   * counts even without a {@code maxmemory} limit: {@code CONFIG SET maxmemory} starts evicting at any time.
+   *
+   * @param what the store, for the message: "the Redis segment store at redis://..."
+   * @param keys the keys the policy could drop, for the message
+   * @param loss what follows when they are dropped
+   * @throws GeneIdException naming the policy, the keys and the fix
+   */
+  static void checkEviction(RedisClusterCommands<String, String> server, String what, String keys, String loss) {
+    String policy = infoField(server.info("memory"), "maxmemory_policy");
+    String refusal = evictionRefusal(policy, what, keys, loss);
+    if (refusal != null) {
+      throw new GeneIdException(refusal);
+    }
+  }
+
+  /** Why {@link #checkEviction} refuses {@code policy} (null: accepted). */
+  static @Nullable String evictionRefusal(@Nullable String policy, String what, String keys, String loss) {
+    if (policy != null && !policy.startsWith("allkeys-")) {
+      return null;
+    }
+    String found = policy == null ? "does not report its maxmemory-policy (INFO memory has no maxmemory_policy)"
+        : "runs with maxmemory-policy " + policy;
+    return what + " " + found + ": when memory runs short Redis may evict " + keys + ", and " + loss + ". Set "
+        + "maxmemory-policy noeviction (or a volatile-* policy: gene-id's keys carry no TTL) on that server, or give "
+        + "gene-id a Redis of its own";
+  }
+
+  /**
+   * The servers a store's keys may live on, for checks at build: the one server of a {@code redis://} or Sentinel
+   * link, every master of a cluster (from the client's topology).
+   */
+  static List<RedisClusterCommands<String, String>> masters(Link link) {
+    StatefulRedisClusterConnection<String, String> c = link.cluster;
+    if (c == null) {
+      return List.of(link.commands());
+    }
+    List<RedisClusterCommands<String, String>> masters = new ArrayList<>();
+    for (RedisClusterNode node : c.getPartitions()) {
+      if (node.is(RedisClusterNode.NodeFlag.UPSTREAM) && !node.getSlots().isEmpty()) {
+        masters.add(c.getConnection(node.getNodeId()).sync());
+      }
+    }
+    return masters;
   }
 
   /** {@code INFO server} of the connection's server, checked for a version of 5.0 or later. */

@@ -22,10 +22,37 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>Sentinel, Cluster, replicas.</b> {@link Builder#redisUri(String)} takes {@code redis-sentinel://} and
  * {@code redis-cluster://} URIs too; in a cluster each tag's counter lives in the slot of its own key, so tags spread
- * over the masters. Replication is asynchronous: a failover to a replica that lagged would count from an older value.
- * So a range is handed out only once the master's replicas acknowledged its claim ({@code WAIT} for as many replicas
- * as this store has seen connected to that master, within half the command timeout); otherwise the claim fails and
- * its range is dropped, a gap never reused.
+ * over the masters. Replication is asynchronous: a failover to a replica that missed a claim would count from an
+ * older value and hand the range out again, and segments have nothing like the leases' generation rule to notice it
+ * afterwards (the store cannot know how far the lost master counted). So the rule is: <i>a range is handed out only
+ * once no failover the deployment can make can lose its claim</i>, that is once every replica that could be promoted
+ * has it. The claim is followed by {@code WAIT n} (within half the command timeout), n being the largest of: the
+ * replicas connected to the master now (the script reads {@code INFO replication}), the replicas this store has seen
+ * connected to it, and the replicas the deployment lists for it whatever their state. On Sentinel those are the
+ * replicas the sentinels list ({@code SENTINEL REPLICAS}, one round trip per claim), except {@code replica-priority 0}
+ * ones, which are never promoted: the sentinels keep listing a replica whose link is cut, one that is down, and the
+ * old master after a failover, and promote any of them once it answers again (a frozen replica resumed after the
+ * master's death is promoted before it can resynchronise). This process's own view is not enough: a process that
+ * starts while the replica is cut off sees none, and before this rule its claims counted (issue #34: 400 and 200
+ * duplicate ids in the two cases of {@code RedisSentinelSegmentClaimTest}, 400 in a cluster's
+ * {@code RedisClusterSegmentClaimTest}, 0 now). In a cluster they are the replicas the client's topology lists for
+ * the master of the key's slot, failed ones included. A {@code redis://} link sees only connected replicas: fail such
+ * a master over only once its replica caught up ({@link Builder#build()} warns about a master with replicas). The
+ * smaller rules do not hold: waiting only for replicas that are up lets case (b) of the issue through, and a master alone "because its
+ * replicas are down" is exactly that case. The price is availability, not correctness: while a listed replica is
+ * unreachable or behind, claims fail (a retryable failure: the generator lives on its buffer and retries), so after a
+ * master's death claims resume when it is back as a replica and in sync, or removed ({@code SENTINEL RESET}); a
+ * replica that must never be promoted takes {@code replica-priority 0}. {@code min-replicas-to-write} is not needed
+ * (it bounds lag in seconds, {@code WAIT} waits for the claim itself). A claim that fails leaves its range as a gap,
+ * never reused. See {@code docs/segments.md}.
+ *
+ * <p><b>Eviction.</b> A counter is written once per segment: on a Redis that also serves a cache it is the coldest key,
+ * and an {@code allkeys-*} {@code maxmemory-policy} evicts it first, after which {@code INCRBY} counts from 0 again
+ * (a process started after the eviction re-issued 19,000 of 20,000 ids in {@code RedisEvictionFaultTest}).
+ * {@link Builder#build()} refuses such a server (in a cluster, every master), and the claim script checks the policy
+ * again before every claim, so a {@code CONFIG SET} at run time is refused from the next claim on. The policy is read
+ * from {@code INFO memory}, which managed services answer where {@code CONFIG} is renamed, so it is never trusted
+ * unread. {@code noeviction} and {@code volatile-*} are accepted: the counters carry no TTL. There is no opt-out.
  *
  * <p><b>Persistence.</b> The counters are the only record of which values were handed out. A Redis that restarts
  * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and hands
@@ -56,6 +83,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   /** The default {@link Builder#keyPrefix(String)}: counters are {@code gene-id:segment:<tag>}. */
   public static final String DEFAULT_KEY_PREFIX = "gene-id";
+  /** What an evicted counter does, for the messages that refuse an evicting server. */
+  static final String EVICTED = "INCRBY then counts again from 0: every process issues ids that were already "
+      + "issued";
   /** The builder method and property that accept a Redis without persistence. */
   static final String OPT_IN = "allowWithoutPersistence(true) (property redis-allow-without-persistence=true)";
 
@@ -78,7 +108,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     this.link = link;
     this.keyPrefix = keyPrefix;
     this.where = where;
-    this.replicas = new RedisConnections.ReplicaWait(timeout);
+    this.replicas = new RedisConnections.ReplicaWait(timeout, true);
   }
 
   /**
@@ -109,6 +139,12 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       // the claim and its WAIT run on the one server that owns the key (in a cluster: the master of its slot)
       RedisClusterCommands<String, String> server = link.serverOf(key);
       List<Object> reply = claim(server, key, step);
+      if ("evicting".equals(reply.get(0))) {
+        String policy = String.valueOf(reply.get(1));
+        throw new GeneIdException(RedisConnections.evictionRefusal("unknown".equals(policy) ? null : policy,
+            "the Redis segment store at " + where + " could not hand out " + step + " values of tag '" + bizTag
+            + "' (INCRBY " + key + "): the server", "the counter " + key, EVICTED));
+      }
       end = Long.parseLong(String.valueOf(reply.get(0)));
       String identity = String.valueOf(reply.get(1));
       int connected = Integer.parseInt(String.valueOf(reply.get(2)));
@@ -118,7 +154,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
             + "a failover or restart; claims go on above the counter the new server holds", where, identity, before);
       }
       // a range is handed out only once every replica has its claim: a failover never goes back below it
-      replicas.await(link, server, identity, connected, "the Redis segment store at " + where + " could not hand out "
+      replicas.await(link, server, key, identity, connected, "the Redis segment store at " + where + " could not hand out "
           + step + " values of tag '" + bizTag + "' (INCRBY " + key + "), the range is dropped (a gap, never "
           + "reused)");
     } catch (RedisException e) {
@@ -193,9 +229,39 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
-      Connected c = connect("the segment store",
-          (link, where) -> checkPersistence(link.commands(), where, allowWithoutPersistence));
+      Connected c = connect("the segment store", (link, where) -> {
+        checkPersistence(link.commands(), where, allowWithoutPersistence);
+        for (RedisClusterCommands<String, String> master : RedisConnections.masters(link)) {
+          RedisConnections.checkEviction(master, "the Redis segment store at " + where, "its segment counters ("
+              + keyPrefix + ":segment:<tag>, the coldest keys: one write per segment)", EVICTED);
+        }
+        checkReplicas(link, where);
+      });
       return new RedisSegmentStore(c.link(), keyPrefix, c.where(), timeout);
+    }
+  }
+
+  /**
+   * On a Sentinel link, asks the sentinels for the master's replicas once, so that a deployment whose sentinels
+   * cannot say (they refuse {@code SENTINEL REPLICAS}, or list the server as a replica) is refused at build rather
+   * than at every claim. On a plain link to a master with replicas, warns: this store sees only the replicas connected
+   * to it, so a failover made by hand to a replica that was cut off could hand ranges out again (see the class
+   * comment); refusing would lock out masters whose replicas serve reads or backups and are never promoted.
+   */
+  private static void checkReplicas(RedisConnections.Link link, String where) {
+    RedisClusterCommands<String, String> server = link.commands();
+    String what = "the Redis segment store at " + where + " cannot guarantee its claims";
+    if (!link.plain()) {
+      String runId = String.valueOf(RedisConnections.infoField(server.info("server"), "run_id"));
+      link.deploymentReplicas("", runId, what);
+      return;
+    }
+    String connected = RedisConnections.infoField(server.info("replication"), "connected_slaves");
+    if (connected != null && !"0".equals(connected)) {
+      LOG.warn("the Redis segment store at {} writes to a master with {} replicas through a plain URI: it waits for "
+          + "the replicas it sees connected, and cannot see one that is cut off. Fail this master over by hand only "
+          + "once its replica has caught up, or connect through redis-sentinel:// or redis-cluster://, whose "
+          + "replicas it always waits for", where, connected);
     }
   }
 

@@ -71,7 +71,8 @@ import org.slf4j.LoggerFactory;
  *       of a record written in an older generation is refused, <i>even with a matching token</i> (the record may be
  *       older than what happened since), so its holder fences at once; every such worker id, and every id without a
  *       record, is granted only at {@code born + wait}, with at least that instant as the previous mark.
- *   <li><b>Keys lost one by one</b> (eviction under an {@code allkeys-*} policy, an operator's {@code DEL}): losing
+ *   <li><b>Keys lost one by one</b> (an operator's {@code DEL}; eviction, if the server is switched to an
+ *       {@code allkeys-*} policy after the build refused it): losing
  *       {@code meta} starts a new generation as above. Losing a worker record makes its holder's renewal fail; the
  *       worker id, known to have been granted (below {@code next}, or listed in the index), is marked
  *       {@code unknownSince} now and granted only {@code wait} later. Losing the index only hides ids until it is
@@ -106,8 +107,9 @@ import org.slf4j.LoggerFactory;
  * {@code everysec} (which may lose the last second), from RDB snapshots (an older state), or kept nothing. What a
  * kept data set still buys: released ids keep their exact marks until the restart, and {@code meta.next} keeps a new
  * generation from walking through old records. The segment store is different: it relies on its counters surviving,
- * see {@link RedisSegmentStore}. Use {@code maxmemory-policy noeviction} or a {@code volatile-*} policy (lease keys
- * have no TTL); an {@code allkeys-*} policy that evicts lease keys costs waits like a restart. Do not replace the
+ * see {@link RedisSegmentStore}. The build refuses an {@code allkeys-*} {@code maxmemory-policy} (read from
+ * {@code INFO memory}), whose evictions would cost every holder its lease and a wait like a restart; use
+ * {@code noeviction} or a {@code volatile-*} policy (lease keys have no TTL). Do not replace the
  * data set without a restart ({@code DEBUG RELOAD}, a {@code RESTORE} of old keys): that is a rollback Redis does not
  * reveal. Every process of a pool should use the same worker-id range and borrowing bound.
  *
@@ -147,6 +149,8 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final String description;
   private final RedisConnections.Link link;
   private final RedisConnections.ReplicaWait replicas;
+  /** {@link #vouchesForHistory()}: as the server of the last grant (or the build's check) showed. */
+  private volatile boolean vouches;
 
   private RedisWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
@@ -181,8 +185,16 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
     try {
       // in a cluster: the master that owns this pool's slot, where the scripts run
-      RedisConnections.checkedServerInfo(link.serverOf(metaKey), "the worker-id lease store, Redis at " + description
-          + ",");
+      RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+      String serverInfo = RedisConnections.checkedServerInfo(server, "the worker-id lease store, Redis at "
+          + description + ",");
+      RedisConnections.checkEviction(server, "the worker-id lease store, Redis at " + description + ",",
+          "the keys of space '" + space + "' (" + base + "*)", "every holder of the pool loses its lease and every"
+          + " worker id waits one TTL + borrowing + 2 s, as after a restart (an evicted record or pool meta is"
+          + " noticed, not trusted)");
+      // the policy was checked just above; the identity is what the scripts read too
+      vouches = vouches(RedisConnections.infoField(serverInfo, "run_id") + ":"
+          + RedisConnections.infoField(server.info("replication"), "master_replid"), "noeviction");
     } catch (RedisException e) {
       close();
       throw new GeneIdException("cannot reach the worker-id lease store, Redis at " + description + ": "
@@ -229,6 +241,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       if ("ok".equals(reply.get(0))) {
         // used only once the replicas have the grant: a master about to be replaced cannot hand out a lease
         awaitReplicas(server, reply, 6, "granted worker id " + reply.get(1));
+        vouches = vouches(String.valueOf(reply.get(6)), reply.size() > 8 ? String.valueOf(reply.get(8)) : null);
         WorkerLease lease = new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
             instant(reply, 3), instant(reply, 4));
         LOG.debug("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
@@ -265,6 +278,29 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
       }
       WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
     }
+  }
+
+  /**
+   * True: this store notices every loss of acknowledged writes it can suffer ({@link WorkerIdAssigner}), so a grant
+   * is trusted and issues at once. It does when both rules of the fault model above hold for the server of the last
+   * grant (at build: the server the pool's keys live on): the scripts read a real {@code run_id} and
+   * {@code master_replid} (not {@code unknown}: {@code INFO} answered inside scripts), so a restart, rollback or
+   * failover starts a new generation and the store waits out TTL + borrowing + 2 s itself for every worker id
+   * concerned; and its {@code maxmemory-policy} cannot evict the pool's keys (not {@code allkeys-*}, refused at build
+   * and read again at every grant, since {@code CONFIG SET} may change it). False otherwise, and the lease protocol
+   * then makes every grant wait that long before its first id. Outside the model either way, as documented above:
+   * a data set replaced without a restart ({@code DEBUG RELOAD}, a {@code RESTORE} of old keys).
+   */
+  @Override
+  public boolean vouchesForHistory() {
+    return vouches;
+  }
+
+  /** Whether a server of identity {@code server} ({@code run_id:master_replid}) with {@code policy} vouches. */
+  static boolean vouches(String server, @Nullable String policy) {
+    int colon = server.indexOf(':');
+    boolean identified = colon > 0 && !server.startsWith("unknown") && !server.substring(colon + 1).equals("unknown");
+    return identified && RedisConnections.evictionRefusal(policy, "", "", "") == null;
   }
 
   @Override

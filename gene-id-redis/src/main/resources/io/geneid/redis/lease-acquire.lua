@@ -6,7 +6,8 @@
 -- ARGV: 1 record key prefix (<prefix>:lease:{<space>}:w:), 2 owner, 3 ttl ms, 4 lowest id, 5 highest id,
 --       6 borrow slack ms (how far ahead of its clock a holder may issue), 7 clock-skew margin ms,
 --       8 token (random 64 bits, decimal), 9 generation id to use if a new generation starts
--- Reply: {'ok', id, token, previous mark, expiry, now, server (run_id:master_replid), replicas connected}
+-- Reply: {'ok', id, token, previous mark, expiry, now, server (run_id:master_replid), replicas connected,
+--         maxmemory-policy (the client vouches for the pool's history only if it cannot evict these keys)}
 --     or {'busy', now, unknown-history ids free at (0: none waiting), generation born, then up to 16 triples
 --         id, owner (or 'unknown history'), free at}
 local base, owner, ttl = ARGV[1], ARGV[2], tonumber(ARGV[3])
@@ -74,7 +75,8 @@ local function grant(id, prev)
   redis.call('DEL', key)
   redis.call('HSET', key, 'owner', owner, 'token', token, 'mark', str(prev), 'expiry', str(expiry), 'gen', g.gen)
   redis.call('ZADD', INDEX, str(expiry), id)
-  return {'ok', id, token, str(prev), str(expiry), str(now), server, replicas}
+  local policy = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or 'unknown'
+  return {'ok', id, token, str(prev), str(expiry), str(now), server, replicas, policy}
 end
 
 local function forget(id)

@@ -3,6 +3,7 @@ package io.geneid.shardingsphere;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapRouter;
+import io.geneid.core.bucket.BucketState;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.settings.SettingsReader;
 import java.io.IOException;
@@ -114,6 +115,7 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
   private static final int RULE_TEXT_LIMIT = 160;
 
   private volatile @Nullable BucketMap map;
+  private volatile @Nullable FrozenBuckets frozen;
   private volatile @Nullable BucketMapRouter router;
   private volatile BucketMapFollowers.@Nullable Follower follower;
 
@@ -291,6 +293,23 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
       throw new IllegalStateException(TYPE + " was used before init(Properties)");
     }
     return m;
+  }
+
+  /** A map and its {@link BucketState#FROZEN} buckets. */
+  record FrozenBuckets(BucketMap map, List<Integer> buckets) {}
+
+  /**
+   * The map it routes with now and its frozen buckets, found once per map: {@link GeneBucketFreezeAuditAlgorithm}
+   * asks on every write, and a map has up to 2^16 buckets.
+   */
+  FrozenBuckets frozenBuckets() {
+    BucketMap m = map();
+    FrozenBuckets f = frozen;
+    if (f == null || f.map() != m) {
+      f = new FrozenBuckets(m, m.bucketsIn(BucketState.FROZEN));
+      frozen = f;
+    }
+    return f;
   }
 
   /**

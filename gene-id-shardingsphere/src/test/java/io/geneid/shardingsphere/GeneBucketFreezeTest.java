@@ -119,6 +119,8 @@ class GeneBucketFreezeTest {
         assertThat(t).as("cause chain of %s", refused).isInstanceOf(io.geneid.core.bucket.BucketMapStaleException.class)
             .hasMessageContaining("router app-1 refuses writes: bucket map 'orders' (version 1) was last refreshed")
             .hasMessageContaining("more than stale-after 300ms");
+        assertThat(((SQLException) refused).getSQLState()).as("retryable, as a serialization failure")
+            .isEqualTo("40001");
         assertThat(customer(c, order)).as("reads go on with the last map").isEqualTo("c" + order);
       }
     }

@@ -52,17 +52,6 @@ class ZookeeperWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerCont
     }
   }
 
-  /** An old pool: its generation was born long ago, so its never-used worker ids are free at once. */
-  @Override
-  protected void prepare(String space) {
-    try {
-      zk.admin.create().creatingParentsIfNeeded().forPath(BASE + "/leases/" + space,
-          "gen=0000000000000001;born=0;next=0".getBytes(StandardCharsets.UTF_8));
-    } catch (Exception e) {
-      throw new IllegalStateException(e);
-    }
-  }
-
   @Override
   protected void cleanup(String space) {
     zk.delete(BASE + "/leases/" + space);

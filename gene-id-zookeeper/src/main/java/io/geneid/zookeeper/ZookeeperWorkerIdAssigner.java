@@ -41,11 +41,8 @@ import org.slf4j.LoggerFactory;
  * <h2>Data</h2>
  * Per pool ({@code space}), under {@code <base path>/leases/<space>}:
  * <ul>
- *   <li>the pool node itself: {@code gen} (a random id of the pool's generation), {@code born} (when it started, in
- *       ZooKeeper's time) and {@code next} (the lowest worker id never granted in it);
  *   <li>{@code ids/<id>}, a persistent node per worker id ever granted: its high-water mark, its state
- *       ({@code held}, {@code released}, or {@code unknown} with the instant it becomes usable), the generation it
- *       was written in and the last holder. Durable across sessions and restarts;
+ *       ({@code held} or {@code released}) and the last holder. Durable across sessions and restarts;
  *   <li>{@code claims/<id>}, an <b>ephemeral</b> node per worker id held: the holder's random fencing token and
  *       name. Every renewal rewrites it, so its modification time ({@code mtime}, the server's clock) tells when it
  *       was last renewed; a claim not renewed for one TTL is expired and may be taken over even while its session
@@ -53,8 +50,9 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code clock}, written at each acquisition only to read the server's time from its {@code mtime}.
  * </ul>
  * A grant is one ZooKeeper transaction (multi) that creates the claim and rewrites the worker id's node under its
- * version (and, for a new worker id, the pool node under its version; for an expired claim, deletes it under its
- * version): two acquirers can never both get one worker id, whoever wins the race. A renewal checks that the claim
+ * version, or creates it for a worker id without one (for an expired claim, also deletes it under its version): two
+ * acquirers can never both get one worker id, whoever wins the race. The least recently used free worker id comes
+ * first, then the lowest one without a node. A renewal checks that the claim
  * holds this lease's token <i>and belongs to this client's current session</i>, then rewrites the claim and raises
  * the mark in one transaction under both versions.
  *
@@ -73,13 +71,13 @@ import org.slf4j.LoggerFactory;
  *   <li><b>Tokens never repeat</b>: 64 random bits per grant, never a counter kept in ZooKeeper.
  *   <li><b>Every grant</b> starts above the recorded mark and, unless the last holder released the id with its exact
  *       mark, above ZooKeeper's now + the caller's borrowing bound.
- *   <li><b>Lost records</b> (an operator deleting nodes, a restore from an older backup): a pool node that is missing
- *       or unreadable starts a new generation, whose worker ids are granted only {@code wait} after it was born
- *       (one TTL + the borrowing bound + a 2 s clock margin), the time by which any holder that might still use them
- *       has fenced itself; a worker id below {@code next} without a node gets the same wait from when it was
- *       noticed. So the first start of a new pool waits once ({@code lease-acquire-timeout} is extended to cover
- *       it). A ZooKeeper client refuses to reconnect its session to a server that has seen fewer transactions than
- *       it has, so a holder never renews against an ensemble that went back in time: its session is lost instead.
+ *   <li><b>Lost writes</b> (a restore from a snapshot or a copy of the data directory, an operator deleting nodes):
+ *       ZooKeeper cannot tell every one, so this assigner does not vouch for its history
+ *       ({@link #vouchesForHistory()} is false): a worker id whose node or claim was lost looks free and is granted at
+ *       once, and the lease protocol makes every new lease issue only above its expiry + the borrowing bound + 2 s,
+ *       when any holder the store forgot has fenced itself (it renews meanwhile). Besides, a holder stops issuing as
+ *       soon as its connection drops (a restore restarts the server), and a ZooKeeper client refuses to reconnect
+ *       its session to a server that has seen fewer transactions than it has: its session is lost instead.
  *   <li><b>Silence</b>: every call waits at most the connection timeout for a connection and fails at once while
  *       the session is suspended, so a renewal never hangs past the lease.
  * </ul>
@@ -92,8 +90,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default base path. */
   public static final String DEFAULT_BASE_PATH = "/gene-id";
-  /** The clock-skew margin of the wait for worker ids of unknown history (beyond one TTL and the borrowing bound). */
-  static final Duration UNKNOWN_HISTORY_MARGIN = Duration.ofSeconds(2);
   private static final SecureRandom RANDOM = new SecureRandom();
   /** How often one call retries after losing a race (a version changed under it). */
   private static final int RACES = 16;
@@ -224,11 +220,11 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
   // ------------------------------------------------------------------------------------------ acquire
 
   /** A worker id's persistent node, parsed. */
-  private record IdRecord(long id, long mark, String state, long usable, String gen, String holder, Stat stat) {
+  private record IdRecord(long id, long mark, String state, String holder, Stat stat) {
     static IdRecord parse(long id, byte[] data, Stat stat) {
       Map<String, String> f = fields(data);
-      return new IdRecord(id, num(f.get("mark")), f.getOrDefault("state", "unknown"), num(f.get("usable")),
-          f.getOrDefault("gen", ""), f.getOrDefault("owner", ""), stat);
+      return new IdRecord(id, num(f.get("mark")), f.getOrDefault("state", "unknown"), f.getOrDefault("owner", ""),
+          stat);
     }
   }
 
@@ -240,9 +236,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  /** The pool node, parsed. */
-  private record Pool(String gen, long born, long next, Stat stat) {}
-
   /** One way to grant a worker id, found by an acquisition attempt. */
   private record Option(long workerId, long previousMark, long lastUsed, @Nullable IdRecord record,
       @Nullable Claim expiredClaim) {}
@@ -251,14 +244,11 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
     long slack = Math.max(0, borrowSlack.toMillis());
-    long wait = ttl.toMillis() + slack + UNKNOWN_HISTORY_MARGIN.toMillis();
     long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    boolean told = false;
     for (int races = 0; ; ) {
       checkSession();
-      long sent = System.nanoTime();
       long now = serverTime();
-      Pool pool = pool(now);
+      createParents();
       Map<Long, IdRecord> records = new HashMap<>();
       for (String child : children(poolPath + "/ids")) {
         long id = idOf(child);
@@ -279,7 +269,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
           }
         }
       }
-      long unknownFree = 0;
       List<Option> options = new ArrayList<>();
       List<String> holders = new ArrayList<>();
       for (Map.Entry<Long, Claim> e : claims.entrySet()) {
@@ -296,53 +285,28 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
           long expiry = c.stat().getMtime() + ttl.toMillis();
           if (now < expiry) {
             holders.add(id + " by " + c.holder() + " until " + Instant.ofEpochMilli(expiry));
-            continue;
+          } else {
+            options.add(new Option(id, prevFloor, expiry, r, c));
           }
-          long usable = r.gen().equals(pool.gen()) ? expiry : Math.max(expiry, pool.born() + wait);
-          if (now < usable) {
-            unknownFree = unknownFree == 0 ? usable : Math.min(unknownFree, usable);
-            continue;
-          }
-          options.add(new Option(id, prevFloor, expiry, r, c));
-          continue;
-        }
-        long usable = "unknown".equals(r.state()) ? r.usable() : 0;
-        if (!r.gen().equals(pool.gen())) {
-          usable = Math.max(usable, pool.born() + wait);
-        }
-        if (now < usable) {
-          unknownFree = unknownFree == 0 ? usable : Math.min(unknownFree, usable);
           continue;
         }
         // a released id carries its holder's exact mark; one whose holder vanished, at least now + slack
-        long previous = "released".equals(r.state()) && usable == 0 ? r.mark() : prevFloor;
+        long previous = "released".equals(r.state()) ? r.mark() : prevFloor;
         options.add(new Option(id, previous, r.stat().getMtime(), r, null));
       }
-      // the least recently used known id first, then a worker id never granted
+      // the least recently used known id first, then the lowest worker id without a node: never granted, or its node
+      // lost (nobody's mark is known)
       options.sort(Comparator.comparingLong(Option::lastUsed).thenComparingLong(Option::workerId));
-      long fresh = Math.max(pool.next(), range[0]);
+      long fresh = range[0];
       while (records.containsKey(fresh) || claims.containsKey(fresh)) {
         fresh++;
       }
-      for (long id = range[0]; id < Math.min(pool.next(), range[1] + 1); id++) {
-        if (!records.containsKey(id) && !claims.containsKey(id)) {
-          // granted once (below next) and nothing about it survives: unknown from now on
-          noteUnknown(id, now + wait, pool.gen());
-          unknownFree = unknownFree == 0 ? now + wait : Math.min(unknownFree, now + wait);
-        }
-      }
       if (fresh <= range[1]) {
-        long usable = pool.born() + wait;
-        if (now >= usable) {
-          // never granted in this generation, which is older than any holder from before it: no one's mark to pass
-          options.add(new Option(fresh, usable, Long.MAX_VALUE, null, null));
-        } else {
-          unknownFree = unknownFree == 0 ? usable : Math.min(unknownFree, usable);
-        }
+        options.add(new Option(fresh, 0, Long.MAX_VALUE, null, null));
       }
       boolean raced = false;
       for (Option o : options) {
-        WorkerLease lease = grant(o, pool, now);
+        WorkerLease lease = grant(o, now);
         if (lease != null) {
           LOG.debug("acquired worker id {} of space '{}' at {}; previous holder's mark {}", lease.workerId(), space,
               description, lease.previousHighWaterMark());
@@ -353,22 +317,10 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
       if (raced && ++races < RACES) {
         continue; // another acquirer won a race: look again at once
       }
-      if (unknownFree > 0 && !acquireTimeout.isZero()) {
-        deadline = Math.max(deadline, sent + TimeUnit.MILLISECONDS.toNanos(unknownFree - now + 50));
-        if (!told) {
-          told = true;
-          LOG.info("worker ids of space '{}' at {} have no known history since {} (a new pool, or the store lost "
-              + "nodes): they become usable at {}, one TTL ({}) + {} ms borrowing + {} ms clock margin later, when "
-              + "any earlier holder must have stopped; waiting", space, description, Instant.ofEpochMilli(pool.born()),
-              Instant.ofEpochMilli(unknownFree), ttl, slack, UNKNOWN_HISTORY_MARGIN.toMillis());
-        }
-      }
       long remaining = deadline - System.nanoTime();
       if (remaining <= 0) {
         holders.sort(Comparator.comparingLong(h -> Long.parseLong(h.substring(0, h.indexOf(' ')))));
-        String detail = unknownFree == 0 ? "" : " (worker ids without a known history, in a new pool or one whose "
-            + "nodes were lost, become usable at " + Instant.ofEpochMilli(unknownFree) + ")";
-        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, detail + " in " + description
+        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, " in " + description
             + " after waiting " + acquireTimeout.toMillis() + " ms");
       }
       races = 0;
@@ -377,20 +329,18 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   /** Grants {@code o} in one transaction; null if another acquirer changed something first. */
-  private @Nullable WorkerLease grant(Option o, Pool pool, long now) {
+  private @Nullable WorkerLease grant(Option o, long now) {
     long token = newToken();
     String id = Long.toString(o.workerId());
-    String recordData = "mark=" + o.previousMark() + ";state=held;usable=0;gen=" + pool.gen() + ";owner=" + owner;
+    byte[] recordData = record(o.previousMark(), "held", owner);
     List<CuratorOp> ops = new ArrayList<>();
     try {
       if (o.record() == null) {
-        ops.add(client.transactionOp().setData().withVersion(pool.stat().getVersion()).forPath(poolPath,
-            bytes("gen=" + pool.gen() + ";born=" + pool.born() + ";next=" + (o.workerId() + 1))));
         ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(poolPath + "/ids/" + id,
-            bytes(recordData)));
+            recordData));
       } else {
         ops.add(client.transactionOp().setData().withVersion(o.record().stat().getVersion())
-            .forPath(poolPath + "/ids/" + id, bytes(recordData)));
+            .forPath(poolPath + "/ids/" + id, recordData));
       }
       if (o.expiredClaim() != null) {
         ops.add(client.transactionOp().delete().withVersion(o.expiredClaim().stat().getVersion())
@@ -427,7 +377,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
             client.transactionOp().setData().withVersion(claim.stat().getVersion())
                 .forPath(poolPath + "/claims/" + id, bytes("token=" + lease.token() + ";owner=" + lease.owner())),
             client.transactionOp().setData().withVersion(r.stat().getVersion()).forPath(poolPath + "/ids/" + id,
-                bytes("mark=" + mark + ";state=held;usable=0;gen=" + r.gen() + ";owner=" + lease.owner()))));
+                record(mark, "held", lease.owner()))));
         long renewedAt = results.get(0).getResultStat().getMtime();
         return lease.renewed(Instant.ofEpochMilli(mark), Instant.ofEpochMilli(renewedAt + ttl.toMillis()));
       } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
@@ -454,14 +404,13 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
         return;
       }
       IdRecord r = readRecord(lease.workerId());
-      String gen = r == null ? "" : r.gen();
+      byte[] released = record(highWaterMark.toEpochMilli(), "released", lease.owner());
       try {
         CuratorOp mark = r == null
             ? client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(poolPath + "/ids/" + id,
-                bytes("mark=" + highWaterMark.toEpochMilli() + ";state=released;usable=0;gen=;owner=" + owner))
+                released)
             : client.transactionOp().setData().withVersion(r.stat().getVersion()).forPath(poolPath + "/ids/" + id,
-                bytes("mark=" + highWaterMark.toEpochMilli() + ";state=released;usable=0;gen=" + gen + ";owner="
-                    + lease.owner()));
+                released);
         client.transaction().forOperations(List.of(
             client.transactionOp().delete().withVersion(claim.stat().getVersion()).forPath(poolPath + "/claims/" + id),
             mark));
@@ -551,9 +500,9 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  /** The pool node; a missing or unreadable one starts a new generation born now. */
-  private Pool pool(long now) {
-    for (String child : List.of("/ids", "/claims")) { // persistent parents: a transaction creates no parents
+  /** The pool's persistent parents, {@code ids} and {@code claims}: a transaction creates no parents. */
+  private void createParents() {
+    for (String child : List.of("/ids", "/claims")) {
       try {
         if (client.checkExists().forPath(poolPath + child) == null) {
           client.create().creatingParentsIfNeeded().forPath(poolPath + child, new byte[0]);
@@ -562,33 +511,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
         // created meanwhile
       } catch (Exception e) {
         throw failure("creating " + poolPath + child, e);
-      }
-    }
-    for (int races = 0; ; races++) {
-      try {
-        Stat stat = new Stat();
-        byte[] data = client.getData().storingStatIn(stat).forPath(poolPath);
-        Map<String, String> f = fields(data);
-        if (f.containsKey("gen") && f.containsKey("born") && f.containsKey("next")) {
-          return new Pool(f.get("gen"), num(f.get("born")), num(f.get("next")), stat);
-        }
-        String gen = String.format("%016x", RANDOM.nextLong());
-        long next = f.containsKey("next") ? num(f.get("next")) : 0;
-        try {
-          Stat written = client.setData().withVersion(stat.getVersion()).forPath(poolPath,
-              bytes("gen=" + gen + ";born=" + now + ";next=" + next));
-          LOG.info("space '{}' at {} starts a new generation {} (a new pool, or its pool node was lost)", space,
-              description, gen);
-          return new Pool(gen, now, next, written);
-        } catch (KeeperException.BadVersionException raced) {
-          if (races >= RACES) {
-            throw failure("starting the pool", raced);
-          }
-        }
-      } catch (GeneIdException e) {
-        throw e;
-      } catch (Exception e) {
-        throw failure("reading the pool node", e);
       }
     }
   }
@@ -614,20 +536,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
       return null;
     } catch (Exception e) {
       throw failure("reading the claim of worker id " + id, e);
-    }
-  }
-
-  /** Records that worker id {@code id} has an unknown history: usable at {@code usable}. */
-  private void noteUnknown(long id, long usable, String gen) {
-    try {
-      client.create().creatingParentsIfNeeded().forPath(poolPath + "/ids/" + id,
-          bytes("mark=0;state=unknown;usable=" + usable + ";gen=" + gen + ";owner="));
-      LOG.warn("worker id {} of space '{}' at {} has no record although it was granted before: it is used again only "
-          + "from {}, when any holder must have stopped", id, space, description, Instant.ofEpochMilli(usable));
-    } catch (KeeperException.NodeExistsException e) {
-      // written meanwhile: its own record rules
-    } catch (Exception e) {
-      throw failure("recording worker id " + id + " as of unknown history", e);
     }
   }
 
@@ -683,6 +591,11 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     } catch (NumberFormatException e) {
       return 0;
     }
+  }
+
+  /** A worker id's node: its high-water mark, {@code held} or {@code released}, and its last holder. */
+  private static byte[] record(long mark, String state, String holder) {
+    return bytes("mark=" + mark + ";state=" + state + ";owner=" + holder);
   }
 
   private static byte[] bytes(String text) {

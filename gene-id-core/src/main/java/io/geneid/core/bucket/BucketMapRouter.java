@@ -9,6 +9,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -16,6 +17,10 @@ import org.jspecify.annotations.Nullable;
  * {@code refreshInterval}, records a heartbeat with the version it routes with, and fences its writes when it has
  * not refreshed for {@code staleAfter} ({@link #checkWritable()} then throws), as a lease holder does: a mover may
  * have frozen or switched a bucket since.
+ *
+ * <p>No wall clock of this host is used: a heartbeat carries the store's own time
+ * ({@link BucketMapStore#heartbeat(String, String, long)}), and staleness is the time since the last successful
+ * refresh on {@link System#nanoTime()}, which no clock step or skew moves.
  *
  * <pre>{@code
  * BucketMapRouter router = BucketMapRouter.builder(store, "orders").routerId("app-1").build();
@@ -31,10 +36,10 @@ public final class BucketMapRouter implements AutoCloseable {
   private final String routerId;
   private final Duration refreshInterval;
   private final Duration staleAfter;
-  private final GeneClock clock;
+  private final LongSupplier nanoTime;
   private final Consumer<BucketMap> listener;
   private volatile @Nullable BucketMap map;
-  private volatile long refreshedAtMillis;
+  private volatile long refreshedAtNanos;
   private volatile @Nullable Throwable lastError;
   private @Nullable ScheduledExecutorService timer;
 
@@ -44,7 +49,7 @@ public final class BucketMapRouter implements AutoCloseable {
     this.routerId = b.routerId;
     this.refreshInterval = b.refreshInterval;
     this.staleAfter = b.staleAfter;
-    this.clock = b.clock;
+    this.nanoTime = b.nanoTime;
     this.listener = b.listener;
   }
 
@@ -62,8 +67,8 @@ public final class BucketMapRouter implements AutoCloseable {
     try {
       BucketMap loaded = store.load(name).orElseThrow(() -> new GeneIdException("no bucket map named '" + name
           + "' in " + store));
+      long started = nanoTime.getAsLong(); // the load's start: staleness counts from when the map was read
       BucketMap old = map;
-      long now = clock.currentTimeMillis();
       if (old == null || old.version() != loaded.version()) {
         if (old != null && loaded.version() < old.version()) {
           throw new GeneIdException("bucket map '" + name + "' went back from version " + old.version() + " to "
@@ -72,8 +77,8 @@ public final class BucketMapRouter implements AutoCloseable {
         listener.accept(loaded); // routing uses the new map before the heartbeat says so
         map = loaded;
       }
-      store.heartbeat(name, routerId, loaded.version(), now);
-      refreshedAtMillis = now;
+      store.heartbeat(name, routerId, loaded.version());
+      refreshedAtNanos = started;
       lastError = null;
       return true;
     } catch (RuntimeException e) {
@@ -119,7 +124,7 @@ public final class BucketMapRouter implements AutoCloseable {
    */
   public void checkWritable() {
     BucketMap m = map;
-    long stale = m == null ? Long.MAX_VALUE : clock.currentTimeMillis() - refreshedAtMillis;
+    long stale = m == null ? Long.MAX_VALUE : (nanoTime.getAsLong() - refreshedAtNanos) / 1_000_000L;
     if (m == null || stale > staleAfter.toMillis()) {
       Throwable e = lastError;
       throw new BucketMapStaleException("router " + routerId + " refuses writes: bucket map '" + name + "'"
@@ -158,7 +163,7 @@ public final class BucketMapRouter implements AutoCloseable {
     private String routerId = java.util.UUID.randomUUID().toString();
     private Duration refreshInterval = Duration.ofSeconds(1);
     private Duration staleAfter = Duration.ofSeconds(5);
-    private GeneClock clock = GeneClock.system();
+    private LongSupplier nanoTime = System::nanoTime;
     private Consumer<BucketMap> listener = m -> { };
 
     private Builder(BucketMapStore store, String name) {
@@ -190,9 +195,21 @@ public final class BucketMapRouter implements AutoCloseable {
       return this;
     }
 
-    /** The clock of heartbeats and staleness; default the system clock. */
+    /**
+     * Not used: heartbeats carry the map store's time and staleness is measured on {@link System#nanoTime()}.
+     *
+     * @deprecated a host clock compared with another host's made a router whose clock was behind look dead to the
+     *     mover (issue #29); nothing in the router reads a wall clock any more
+     */
+    @Deprecated
     public Builder clock(GeneClock c) {
-      this.clock = Objects.requireNonNull(c, "clock");
+      Objects.requireNonNull(c, "clock");
+      return this;
+    }
+
+    /** The monotonic clock staleness is measured on, in nanoseconds; default {@link System#nanoTime()} (tests). */
+    Builder nanoTime(LongSupplier nanos) {
+      this.nanoTime = Objects.requireNonNull(nanos, "nanoTime");
       return this;
     }
 

@@ -73,8 +73,10 @@ public interface WorkerIdAssigner extends AutoCloseable {
    * Leases a free worker id of the pool: the least recently used one first. Waits (up to the assigner's acquire
    * timeout) while every worker id is leased or of unknown history.
    *
-   * <p>The lease's {@link WorkerLease#previousHighWaterMark()} is never below {@code store now + borrowSlack}: a
-   * previous holder that lost its lease may have issued ids up to {@code borrowSlack} beyond its clock. A worker id
+   * <p>A store that {@link #vouchesForHistory() vouches} for its history keeps the lease's
+   * {@link WorkerLease#previousHighWaterMark()} at or above {@code store now + borrowSlack}: a previous holder that
+   * lost its lease may have issued ids up to {@code borrowSlack} beyond its clock (for one that does not, the
+   * protocol's own floor, one TTL later, covers it). A worker id
    * whose history the store cannot vouch for (its record is missing or the store restarted, failed over or rolled
    * back) is granted only once any earlier holder must have fenced itself: one TTL plus {@code borrowSlack} plus
    * {@link #HISTORY_MARGIN} after the store noticed. A store that cannot notice every such loss says so

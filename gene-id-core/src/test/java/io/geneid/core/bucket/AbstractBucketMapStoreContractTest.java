@@ -115,6 +115,7 @@ public abstract class AbstractBucketMapStoreContractTest {
   }
 
   @Test
+  @SuppressWarnings("deprecation") // the caller's time, the ignored router clock: on purpose
   void recordsEachRoutersVersion() {
     BucketMapStore store = store();
     assertThat(store.routers("orders")).isEmpty();
@@ -177,7 +178,8 @@ public abstract class AbstractBucketMapStoreContractTest {
     ManualClock clock = new ManualClock(1_000_000);
     BucketMapStore own = ownStore();
     BucketMapRouter router = BucketMapRouter.builder(own, "orders").routerId("app-9")
-        .refreshInterval(Duration.ofMillis(100)).staleAfter(Duration.ofMillis(500)).clock(clock).build();
+        .refreshInterval(Duration.ofMillis(100)).staleAfter(Duration.ofMillis(500))
+        .nanoTime(() -> clock.currentTimeMillis() * 1_000_000L).build();
     assertThat(router.refresh()).isTrue();
     router.checkWritable();
     cutOff(own); // the store is out of reach for this router
@@ -191,6 +193,61 @@ public abstract class AbstractBucketMapStoreContractTest {
         .hasMessageStartingWith("router app-9 refuses writes: bucket map 'orders' (version 1) was last refreshed"
             + " 501ms ago, more than stale-after 500ms; last error: " + loadFailure(own, "orders"))
         .satisfies(e -> assertThat(((BucketMapStaleException) e).staleMillis()).isEqualTo(501));
+  }
+
+  /**
+   * Issue #29, scenario 4: a router whose host clock is two minutes behind (beyond a 30 s live window) is live all
+   * the same, judged as a mover judges it: heartbeats carry the store's time, not the router host's.
+   */
+  @Test
+  @SuppressWarnings("deprecation") // the caller's time, the ignored router clock: on purpose
+  void aRouterWhoseClockIsBehindIsLiveByTheStoresClock() {
+    store().compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
+    BucketMapRouter behind = BucketMapRouter.builder(store(), "orders").routerId("app-behind")
+        .clock(() -> System.currentTimeMillis() - 120_000).build();
+    assertThat(behind.refresh()).isTrue();
+    long moversNow = System.currentTimeMillis(); // what the mover and the CLI compare heartbeats with
+    assertThat(store().routers("orders")).singleElement().satisfies(r -> assertThat(moversNow - r.atMillis())
+        .as("age of the heartbeat of a router whose clock is 120 s behind").isBetween(-5_000L, 30_000L));
+    assertThat(store().liveRouters("orders", Duration.ofSeconds(30))).as("live by the store's own clock")
+        .extracting(RouterHeartbeat::routerId).containsExactly("app-behind");
+    long storeNow = store().nowMillis("orders");
+    store().heartbeat("orders", "app-gone", 1, storeNow - 60_000); // silent for a minute, by the store's clock
+    assertThat(store().liveRouters("orders", Duration.ofSeconds(30))).extracting(RouterHeartbeat::routerId)
+        .containsExactly("app-behind");
+    assertThat(store().liveRouters("orders", Duration.ofSeconds(90))).extracting(RouterHeartbeat::routerId)
+        .containsExactly("app-behind", "app-gone");
+    assertThat(store().routers("orders")).hasSize(2);
+  }
+
+  /**
+   * A router whose clock steps back an hour after its last refresh still fences its writes within stale-after
+   * of losing the store: staleness is measured on a monotonic clock.
+   */
+  @Test
+  @SuppressWarnings("deprecation") // the caller's time, the ignored router clock: on purpose
+  void aRouterWhoseClockStepsBackStillFencesWithinItsBound() throws Exception {
+    store().compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
+    java.util.concurrent.atomic.AtomicLong offset = new java.util.concurrent.atomic.AtomicLong();
+    BucketMapStore own = ownStore();
+    BucketMapRouter router = BucketMapRouter.builder(own, "orders").routerId("app-stepped")
+        .refreshInterval(Duration.ofMillis(50)).staleAfter(Duration.ofMillis(300))
+        .clock(() -> System.currentTimeMillis() + offset.get()).build();
+    assertThat(router.refresh()).isTrue();
+    cutOff(own);
+    offset.set(-3_600_000); // an operator or NTP steps the wall clock back
+    long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    Throwable refused = null;
+    while (refused == null && System.nanoTime() < deadline) {
+      router.refresh();
+      try {
+        router.checkWritable();
+        Thread.sleep(20);
+      } catch (BucketMapStaleException e) {
+        refused = e;
+      }
+    }
+    assertThat(refused).as("writes fenced within 10 s of losing the store").isInstanceOf(BucketMapStaleException.class);
   }
 
   @Test
