@@ -153,7 +153,7 @@ public final class JdbcSegmentStore implements SegmentStore {
       try (Statement st = s.statement()) {
         st.execute(ddl(table));
       } catch (SQLException e) {
-        if (!tableExists(s)) { // another process created it at the same moment: that is success too
+        if (!s.tableExists(table)) { // another process created it at the same moment: that is success too
           throw e;
         }
         LOG.debug("segment table {} was created by another process at the same time ({})", table, e.getMessage());
@@ -198,15 +198,6 @@ public final class JdbcSegmentStore implements SegmentStore {
       + "current_setting('synchronous_standby_names') FROM pg_stat_replication r WHERE r.state = 'streaming' "
       + "AND r.sync_state IN ('async', 'potential') AND NOT EXISTS (SELECT 1 FROM pg_replication_slots l "
       + "WHERE l.slot_type = 'logical' AND l.active_pid = r.pid)";
-
-  private boolean tableExists(JdbcSession s) {
-    try (Statement st = s.statement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
-      rs.next();
-      return true;
-    } catch (SQLException e) {
-      return false;
-    }
-  }
 
   /**
    * Claims {@code [max_id + 1, max_id + step]} for {@code bizTag} by compare-and-set.

@@ -2,8 +2,10 @@ package io.geneid.jdbc;
 
 import io.geneid.core.internal.StoreUrls;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.SQLTimeoutException;
 import java.sql.Statement;
@@ -152,6 +154,37 @@ final class JdbcSession implements AutoCloseable {
   @FunctionalInterface
   interface SqlWork<T> {
     T run(JdbcSession s) throws SQLException;
+  }
+
+  /**
+   * Whether {@code table} ({@code [schema.]name}) exists where an unqualified statement finds it. On MariaDB and MySQL
+   * (a database is a catalog there) the catalog is asked, since their driver logs every failed statement at WARN and
+   * a probe of a table about to be created would print "Table ... doesn't exist" on a healthy start; elsewhere
+   * (PostgreSQL's search path, H2) a probing SELECT answers, which those drivers do not log.
+   */
+  boolean tableExists(String table) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    if (md.supportsCatalogsInTableDefinitions() && !md.supportsSchemasInTableDefinitions()) {
+      int dot = table.lastIndexOf('.');
+      String name = table.substring(dot + 1);
+      String catalog = dot < 0 ? c.getCatalog() : table.substring(0, dot);
+      for (String pattern : new String[] {name, name.toLowerCase(Locale.ROOT)}) {
+        try (ResultSet rs = md.getTables(catalog, null, pattern, null)) {
+          while (rs.next()) {
+            if (name.equalsIgnoreCase(rs.getString("TABLE_NAME"))) {
+              return true;
+            }
+          }
+        }
+      }
+      return false;
+    }
+    try (Statement st = statement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
+      rs.next(); // the query ran, so the table exists; it has no row to return
+      return true;
+    } catch (SQLException e) {
+      return false;
+    }
   }
 
   @Override

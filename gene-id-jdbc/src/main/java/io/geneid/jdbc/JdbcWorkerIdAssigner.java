@@ -415,12 +415,12 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         if (describeFromConnection) {
           description = "database " + JdbcSession.describeUrl(c.getMetaData().getURL()) + " (table " + table + ")";
         }
-        if (createTable && !tableExists(s)) {
+        if (createTable && !s.tableExists(table)) {
           try (Statement st = s.statement()) {
             st.execute(ddl(table));
-            LOG.info("created the worker-id lease table {} in {}", table, description);
+            LOG.info("created the worker-id lease table in {}", description); // the description names the table
           } catch (SQLException e) {
-            if (!tableExists(s)) { // another process may have created it meanwhile
+            if (!s.tableExists(table)) { // another process may have created it meanwhile
               throw e;
             }
           }
@@ -428,15 +428,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
         dialect = found;
       }
       return dialect.nowMillis;
-    }
-  }
-
-  private boolean tableExists(JdbcSession s) {
-    try (Statement st = s.statement(); ResultSet rs = st.executeQuery("SELECT 1 FROM " + table + " WHERE 1 = 0")) {
-      rs.next(); // the query ran, so the table exists; it has no row to return
-      return true;
-    } catch (SQLException e) {
-      return false;
     }
   }
 

@@ -9,8 +9,10 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection;
+import org.apache.shardingsphere.infra.algorithm.core.config.AlgorithmConfiguration;
 import org.apache.shardingsphere.infra.algorithm.keygen.core.KeyGenerateAlgorithm;
 import org.apache.shardingsphere.infra.datanode.DataNode;
 import org.apache.shardingsphere.infra.expr.core.InlineExpressionParserFactory;
@@ -78,14 +80,63 @@ public final class GeneShardingCheck {
    * @throws IllegalStateException if no connection could be opened, with the cause
    */
   public static List<String> problems(DataSource dataSource) {
+    return withRule(dataSource, GeneShardingCheck::problems);
+  }
+
+  /**
+   * A gene algorithm of a sharding rule, for comparing its gene bits with those of the ids written through it (the
+   * ids of an application's own generator, which no key generator of the rule describes).
+   *
+   * @param name its name under {@code shardingAlgorithms}
+   * @param algorithm its type and settings, e.g. {@code GENE_MOD_AUTO[sharding-count=4, gene-bits=6]}
+   * @param geneBits the gene bits it reads
+   * @param geneBitsSet whether its {@code props} set {@code gene-bits} (else it reads the default, 6)
+   * @param tables the logic tables it routes, at the database or the table level
+   */
+  public record GeneAlgorithm(String name, String algorithm, int geneBits, boolean geneBitsSet,
+      List<String> tables) {}
+
+  /**
+   * The {@code GENE_MOD}, {@code GENE_MOD_AUTO} and {@code GENE_BUCKET} algorithms of a ShardingSphere data source's
+   * sharding rule that route at least one table; empty when it has none.
+   *
+   * @throws IllegalArgumentException if {@code dataSource} is not a ShardingSphere-JDBC data source
+   * @throws IllegalStateException if no connection could be opened, with the cause
+   */
+  public static List<GeneAlgorithm> geneAlgorithms(DataSource dataSource) {
+    return withRule(dataSource, rule -> {
+      Map<String, List<String>> tables = new LinkedHashMap<>();
+      for (ShardingTable table : rule.getShardingTables().values()) {
+        for (ShardingStrategyConfiguration strategy : new ShardingStrategyConfiguration[] {
+            rule.getDatabaseShardingStrategyConfiguration(table), rule.getTableShardingStrategyConfiguration(table)}) {
+          if (geneAlgorithm(rule, strategy) != null) {
+            List<String> names = tables.computeIfAbsent(strategy.getShardingAlgorithmName(), n -> new ArrayList<>());
+            if (!names.contains(table.getLogicTable())) {
+              names.add(table.getLogicTable());
+            }
+          }
+        }
+      }
+      List<GeneAlgorithm> result = new ArrayList<>();
+      tables.forEach((name, logicTables) -> {
+        GeneShardingAlgorithm algorithm = (GeneShardingAlgorithm) rule.getShardingAlgorithms().get(name);
+        AlgorithmConfiguration config = rule.getConfiguration().getShardingAlgorithms().get(name);
+        boolean set = config != null && config.getProps().containsKey(GeneRoutingAlgorithm.GENE_BITS);
+        result.add(new GeneAlgorithm(name, algorithm.toString(), algorithm.geneBits(), set, List.copyOf(logicTables)));
+      });
+      return result;
+    });
+  }
+
+  /** {@code check} applied to the sharding rule of a ShardingSphere data source, or to none: an empty list. */
+  private static <T> List<T> withRule(DataSource dataSource, Function<ShardingRule, List<T>> check) {
     try (Connection connection = dataSource.getConnection()) {
       if (!connection.isWrapperFor(ShardingSphereConnection.class)) {
         throw new IllegalArgumentException("not a ShardingSphere-JDBC data source: " + dataSource);
       }
       ShardingSphereConnection ss = connection.unwrap(ShardingSphereConnection.class);
       ShardingSphereDatabase database = ss.getContextManager().getDatabase(ss.getCurrentDatabaseName());
-      return database.getRuleMetaData().findSingleRule(ShardingRule.class)
-          .map(GeneShardingCheck::problems).orElse(List.of());
+      return database.getRuleMetaData().findSingleRule(ShardingRule.class).map(check).orElse(List.of());
     } catch (SQLException e) {
       throw new IllegalStateException("cannot open a connection to check the gene sharding of " + dataSource, e);
     }

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.sql.SQLException;
 import javax.sql.DataSource;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
+import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -39,6 +40,26 @@ class StartUpCheckTest {
       }
     }
     throw new AssertionError("no IllegalArgumentException or IllegalStateException in the chain", thrown);
+  }
+
+  /** The gene algorithms of a rule, for comparing with ids no key generator of the rule describes (#30). */
+  @Test
+  void geneAlgorithmsListsEachWithItsGeneBitsWhereTheyComeFromAndItsTables() throws Exception {
+    DataSource set = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1\ngene-bits: 4\n"
+        + "timestamp-bits: 43", "sharding-count: 2\n        gene-bits: 4",
+        "sharding-count: 2\n        gene-divisor: 2\n        gene-bits: 4"));
+    assertThat(GeneShardingCheck.geneAlgorithms(set)).extracting(GeneShardingCheck.GeneAlgorithm::name,
+        GeneShardingCheck.GeneAlgorithm::algorithm, GeneShardingCheck.GeneAlgorithm::geneBits,
+        GeneShardingCheck.GeneAlgorithm::geneBitsSet).containsExactlyInAnyOrder(
+            Tuple.tuple("gene_db", "GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=4]",
+                4, true),
+            Tuple.tuple("gene_table",
+                "GENE_MOD[sharding-count=2, gene-divisor=2, gene-bits=4]", 4, true));
+    assertThat(GeneShardingCheck.geneAlgorithms(set)).allSatisfy(a ->
+        assertThat(a.tables()).containsExactlyInAnyOrder("t_order", "t_item"));
+    DataSource defaults = databases.shardingSphere(Rules.gene());
+    assertThat(GeneShardingCheck.geneAlgorithms(defaults)).extracting(GeneShardingCheck.GeneAlgorithm::geneBits,
+        GeneShardingCheck.GeneAlgorithm::geneBitsSet).containsOnly(Tuple.tuple(6, false));
   }
 
   /** YAML hands an unquoted timestamp or date over as a java.util.Date, whose text the user never wrote. */

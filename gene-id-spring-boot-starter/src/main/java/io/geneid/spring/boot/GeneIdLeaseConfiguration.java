@@ -1,6 +1,7 @@
 package io.geneid.spring.boot;
 
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.lease.LeasedGeneGenerator;
@@ -113,15 +114,20 @@ class GeneIdLeaseConfiguration {
     properties.layout(); // layout mistakes are reported as in static mode
     checkRenewInterval(properties.lease());
     LeaseHold hold;
-    if (type == WorkerAssigner.JDBC && properties.jdbc().url() == null) {
-      DataSource dataSource = applicationDataSource(dataSources, loader, what);
-      LeasedGeneGenerator own = GeneIdProperties.named(() -> JdbcSupport.leasedGenerator(properties, dataSource));
-      hold = new LeaseHold(own, own);
-    } else {
-      SettingsReader props = properties.settings(true);
-      GeneIdRegistry.Handle<LeasedGeneGenerator> handle =
-          GeneIdProperties.named(() -> WorkerIdAssigners.sharedGenerator(props));
-      hold = new LeaseHold(handle.generator(), handle);
+    try {
+      if (type == WorkerAssigner.JDBC && properties.jdbc().url() == null) {
+        DataSource dataSource = applicationDataSource(dataSources, loader, what);
+        LeasedGeneGenerator own = GeneIdProperties.named(() -> JdbcSupport.leasedGenerator(properties, dataSource));
+        hold = new LeaseHold(own, own);
+      } else {
+        SettingsReader props = properties.settings(true);
+        GeneIdRegistry.Handle<LeasedGeneGenerator> handle =
+            GeneIdProperties.named(() -> WorkerIdAssigners.sharedGenerator(props));
+        hold = new LeaseHold(handle.generator(), handle);
+      }
+    } catch (GeneIdException e) {
+      GeneIdStoreException report = GeneIdStoreException.ofLease(properties, e);
+      throw report != null ? report : e;
     }
     LeasedGeneGenerator generator = hold.generator();
     LOG.debug("gene-id: leased generator {}", generator); // the lease itself is logged once, by the generator

@@ -1,5 +1,6 @@
 package io.geneid.spring.boot;
 
+import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.SegmentSettings;
@@ -92,7 +93,9 @@ class GeneIdSegmentConfiguration {
       }
     } catch (RuntimeException e) {
       new GeneSegmentGenerators(generators, owned).close();
-      throw e;
+      GeneIdStoreException report = e instanceof GeneIdException ? GeneIdStoreException.ofSegments(properties, e)
+          : null;
+      throw report != null ? report : e;
     }
     GeneSegmentGenerators result = new GeneSegmentGenerators(generators, owned);
     LOG.info("gene-id: segment generators {}", result);

@@ -8,8 +8,9 @@ final class InvalidGeneIdPropertyFailureAnalyzer extends AbstractFailureAnalyzer
 
   @Override
   protected FailureAnalysis analyze(Throwable rootFailure, InvalidGeneIdPropertyException cause) {
-    return new FailureAnalysis("Invalid gene-id configuration: " + cause.getMessage(),
-        "Fix the property in your application configuration. The id layout (gene-id.epoch, gene-id.timestamp-bits,"
+    String action = cause.action();
+    return new FailureAnalysis("Invalid gene-id configuration: " + cause.getMessage(), action != null ? action
+        : "Fix the property in your application configuration. The id layout (gene-id.epoch, gene-id.timestamp-bits,"
             + " gene-id.worker-bits, gene-id.sequence-bits, gene-id.gene-bits) must be the same in every process"
             + " and must not change once ids are written.",
         cause);

@@ -12,6 +12,9 @@ import javax.sql.DataSource;
 /** Everything that touches gene-id-jdbc classes; loaded only when gene-id-jdbc is on the class path. */
 final class JdbcSupport {
 
+  /** The lease table when {@code gene-id.jdbc.lease-table} is not set (a constant: reading it loads no class). */
+  static final String DEFAULT_LEASE_TABLE = JdbcWorkerIdAssigner.DEFAULT_TABLE;
+
   private JdbcSupport() {}
 
   /** A leased generator over the application's DataSource (the settings of {@code gene-id.lease/jdbc}). */
