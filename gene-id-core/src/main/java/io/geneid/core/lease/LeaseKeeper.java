@@ -547,7 +547,7 @@ final class LeaseKeeper implements Runnable {
           + " (previous holder's mark " + lease.previousHighWaterMark()
           + (own > 0 ? ", this generator's own last mark " + Instant.ofEpochMilli(own) : "") + ")"
           + (waits ? "; ids start after " + Instant.ofEpochMilli(first) + ", in "
-              + Math.max(0, first - g.maxBorrowMillis - g.clock.currentTimeMillis()) + " ms: " + assigner.store()
+              + Math.max(0, first - g.maxBorrowMillis - g.clock.currentTimeMillis()) + " ms: the store"
               + " cannot vouch that it kept every write (a restore, a failover to a replica that missed writes), so"
               + " this waits one TTL + max-borrow-millis + " + WorkerIdAssigner.HISTORY_MARGIN.toMillis()
               + " ms from the grant, when any holder it may have forgotten has fenced itself" : ""));

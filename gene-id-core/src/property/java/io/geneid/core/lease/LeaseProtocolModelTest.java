@@ -63,29 +63,41 @@ class LeaseProtocolModelTest {
     return steps(3);
   }
 
+  /**
+   * Random sequences of steps. With silent rollbacks the sequence is drawn from fragments, so that the moves a
+   * silent rollback needs to do harm come together often enough to be found: a snapshot taken, then every holder
+   * lapsing and another process taking a worker id; a rollback, then a holder talking to the store at once.
+   */
   @SuppressWarnings("unchecked")
   private static Arbitrary<List<Step>> steps(int silentRollbacks) {
     Arbitrary<Integer> p = Arbitraries.integers().between(0, PROCESSES - 1);
-    List<Tuple.Tuple2<Integer, Arbitrary<Step>>> kinds = new ArrayList<>(List.of(
-        Tuple.of(6, Arbitraries.longs().between(1, 700).map(ms -> new Step("advance", 0, ms))),
-        Tuple.of(8, p.map(i -> new Step("tick", i, 0))),
-        Tuple.of(8, Arbitraries.integers().between(0, PROCESSES - 1)
+    List<Tuple.Tuple2<Integer, Arbitrary<List<Step>>>> kinds = new ArrayList<>(List.of(
+        one(6, Arbitraries.longs().between(1, 700).map(ms -> new Step("advance", 0, ms))),
+        one(8, p.map(i -> new Step("tick", i, 0))),
+        one(8, Arbitraries.integers().between(0, PROCESSES - 1)
             .flatMap(i -> Arbitraries.longs().between(1, 4).map(n -> new Step("issue", i, n)))),
-        Tuple.of(2, p.map(i -> new Step("pause", i, 0))),
-        Tuple.of(2, p.map(i -> new Step("resume", i, 0))),
-        Tuple.of(2, p.flatMap(i -> Arbitraries.of(-5L, -2_000L, -10_000L, 1_500L)
-            .map(d -> new Step("clock", i, d)))),
-        Tuple.of(1, p.map(i -> new Step("restart", i, 0))),
-        Tuple.of(1, Arbitraries.just(new Step("forget", 0, 0))),
-        Tuple.of(1 + silentRollbacks, Arbitraries.just(new Step("snapshot", 0, 0))),
-        Tuple.of(1, Arbitraries.just(new Step("rollback", 0, 0))),
-        Tuple.of(1, Arbitraries.longs().between(0, 2).map(id -> new Step("drop", 0, id))),
-        Tuple.of(1, Arbitraries.integers().between(1, 3).map(n -> new Step("loseReplies", 0, n)))));
+        one(2, p.map(i -> new Step("pause", i, 0))),
+        one(2, p.map(i -> new Step("resume", i, 0))),
+        one(2, p.flatMap(i -> Arbitraries.of(-5L, -2_000L, -10_000L, 1_500L).map(d -> new Step("clock", i, d)))),
+        one(1, p.map(i -> new Step("restart", i, 0))),
+        one(1, Arbitraries.just(new Step("forget", 0, 0))),
+        one(1, Arbitraries.just(new Step("snapshot", 0, 0))),
+        one(1, Arbitraries.just(new Step("rollback", 0, 0))),
+        one(1, Arbitraries.longs().between(0, 2).map(id -> new Step("drop", 0, id))),
+        one(1, Arbitraries.integers().between(1, 3).map(n -> new Step("loseReplies", 0, n)))));
     if (silentRollbacks > 0) {
-      kinds.add(Tuple.of(silentRollbacks, Arbitraries.just(new Step("silentRollback", 0, 0))));
+      kinds.add(Tuple.of(silentRollbacks, p.map(i -> List.of(new Step("snapshot", 0, 0),
+          new Step("advance", 0, TTL.toMillis() + 200), new Step("tick", i, 0)))));
+      kinds.add(Tuple.of(silentRollbacks, p.map(i -> List.of(new Step("silentRollback", 0, 0),
+          new Step("tick", i, 0)))));
     }
-    Arbitrary<Step> step = Arbitraries.frequencyOf(kinds.toArray(new Tuple.Tuple2[0]));
-    return step.list().ofMinSize(10).ofMaxSize(60);
+    Arbitrary<List<Step>> fragment = Arbitraries.frequencyOf(kinds.toArray(new Tuple.Tuple2[0]));
+    return fragment.list().ofMinSize(10).ofMaxSize(50)
+        .map(fragments -> fragments.stream().flatMap(List::stream).toList());
+  }
+
+  private static Tuple.Tuple2<Integer, Arbitrary<List<Step>>> one(int weight, Arbitrary<Step> step) {
+    return Tuple.of(weight, step.map(List::of));
   }
 
   @Property(tries = 300)
@@ -97,7 +109,7 @@ class LeaseProtocolModelTest {
    * The rule of {@link WorkerIdAssigner#vouchesForHistory()}: a store that may go back in time without noticing
    * (no new identity, nothing marked unknown) does not vouch, and its grants wait out any holder it forgot.
    */
-  @Property(tries = 300)
+  @Property(tries = 1000)
   void silentRollbacksRepeatNothingWhenTheStoreDoesNotVouch(@ForAll("silentActions") @Size(min = 10)
       List<Step> steps) {
     assertThat(run(steps, false)).isNull();
@@ -118,7 +130,10 @@ class LeaseProtocolModelTest {
 
   /** Runs {@code steps}; the first clash (with the steps so far), or null. */
   private static @Nullable String run(List<Step> steps, boolean storeVouches) {
-    World w = new World(storeVouches);
+    // with silent rollbacks, three processes share two worker ids, so a worker id a lapsed holder had is taken by
+    // another process before the store forgets it
+    boolean silent = steps.stream().anyMatch(st -> st.kind().equals("silentRollback"));
+    World w = new World(storeVouches, silent ? 1 : 2);
     try {
       for (int k = 0; k < steps.size(); k++) {
         w.apply(steps.get(k));
@@ -148,7 +163,7 @@ class LeaseProtocolModelTest {
       }
     }
     final String space = "model" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    final ModelLeaseStore store = new ModelLeaseStore(space, 0, 2, TTL, this::trueMillis, nanos::get);
+    final ModelLeaseStore store;
     final long[] offsets = new long[PROCESSES];
     final boolean[] paused = new boolean[PROCESSES];
     final LeasedGeneGenerator[] generators = new LeasedGeneGenerator[PROCESSES];
@@ -158,7 +173,8 @@ class LeaseProtocolModelTest {
     Object snapshot;
     String clash;
 
-    World(boolean storeVouches) {
+    World(boolean storeVouches, long maxWorkerId) {
+      store = new ModelLeaseStore(space, 0, maxWorkerId, TTL, this::trueMillis, nanos::get);
       store.unknownHistoryWaitNanos = TTL.plusMillis(MAX_AHEAD_MS + 100).toNanos();
       store.vouches = storeVouches;
       snapshot = store.snapshot();
