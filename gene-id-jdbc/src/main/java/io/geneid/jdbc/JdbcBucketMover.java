@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,8 +44,9 @@ import org.slf4j.LoggerFactory;
  * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
  * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}.
  * {@link #cleanup(String)} later deletes the moved buckets' rows from every other target and marks them NORMAL.
- * A bucket's rows are found by {@code MOD(<key column>, 2^G) = bucket}, which MariaDB/MySQL, PostgreSQL and H2 all
- * compute, for tables keyed by a gene id or a numeric parent key.
+ * A bucket's rows are found by {@link #geneSql}, the gene routing computes ({@code key & (2^G - 1)}, negative keys
+ * included) in SQL that MariaDB/MySQL, PostgreSQL and H2 all run, for tables keyed by a gene id or a whole-number
+ * parent key; a table keyed by a string (whose gene is its CRC-32C) is refused by name before anything freezes.
  */
 public final class JdbcBucketMover {
 
@@ -152,6 +154,45 @@ public final class JdbcBucketMover {
     }
   }
 
+  /**
+   * The SQL of the gene of a whole-number key column for {@code bucketCount = 2^G} buckets: its low G bits, as
+   * routing computes them ({@code Genes.of(long, int)}), negative keys included: {@code MOD(MOD(key, 2^G) + 2^G,
+   * 2^G)} ({@code MOD} of a negative number is negative or zero, so the inner {@code MOD} alone would put -59 in
+   * bucket -59, not 5). MariaDB/MySQL, PostgreSQL and H2 compute it alike.
+   */
+  public static String geneSql(String keyColumn, int bucketCount) {
+    return "MOD(MOD(" + keyColumn + ", " + bucketCount + ") + " + bucketCount + ", " + bucketCount + ")";
+  }
+
+  /**
+   * Refuses, before anything freezes, a key column whose gene SQL cannot compute: anything but a whole number (a
+   * string key's gene is the CRC-32C of its UTF-8 bytes).
+   */
+  private void checkKeyColumns(BucketMove move, int geneBits) {
+    for (Table table : tables) {
+      String physical = table.physicalTable().apply(move.bucket());
+      try (Connection c = target(move.from()).getConnection(); PreparedStatement ps = c.prepareStatement(
+          "SELECT " + table.keyColumn() + " FROM " + physical + " WHERE 1 = 0"); ResultSet rs = ps.executeQuery()) {
+        ResultSetMetaData md = rs.getMetaData();
+        int type = md.getColumnType(1);
+        boolean whole = type == Types.BIGINT || type == Types.INTEGER || type == Types.SMALLINT
+            || type == Types.TINYINT || (type == Types.NUMERIC || type == Types.DECIMAL) && md.getScale(1) == 0;
+        if (!whole) {
+          boolean text = type == Types.CHAR || type == Types.VARCHAR || type == Types.LONGVARCHAR
+              || type == Types.NCHAR || type == Types.NVARCHAR || type == Types.LONGNVARCHAR || type == Types.CLOB;
+          throw new GeneIdException(physical + "." + table.keyColumn() + " on target " + move.from() + " is "
+              + (text ? "a character column (" : "not a whole-number column (") + md.getColumnTypeName(1)
+              + "): the mover selects a bucket by the low " + geneBits + " bits of a whole-number key, and a string"
+              + " key's gene is its CRC-32C (Genes.of(String, int)), which SQL does not compute; move " + physical
+              + " by hand (see docs/resharding.md, 'Moving buckets offline') or key it by a whole number");
+        }
+      } catch (SQLException e) {
+        throw new GeneIdException("reading the key column " + table.keyColumn() + " of " + physical + " on target "
+            + move.from() + " failed: " + e.getMessage(), e);
+      }
+    }
+  }
+
   /** One run's counters, recorded in the store as they change. */
   private final class Run {
     final long startedAt = clock.getAsLong();
@@ -216,6 +257,7 @@ public final class JdbcBucketMover {
       throw new GeneIdException("bucket " + move.bucket() + " is on target " + map.target(move.bucket())
           + ", not " + move.from() + ", in map '" + name + "' version " + map.version());
     }
+    checkKeyColumns(move, map.geneBits());
     long frozenAt = clock.getAsLong();
     if (map.state(move.bucket()) != BucketState.FROZEN) {
       map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
@@ -259,8 +301,8 @@ public final class JdbcBucketMover {
           continue;
         }
         for (Table table : tables) {
-          deleted += update(target.getValue(), "DELETE FROM " + table.physicalTable().apply(bucket) + " WHERE MOD("
-              + table.keyColumn() + ", " + map.bucketCount() + ") = " + bucket);
+          deleted += update(target.getValue(), "DELETE FROM " + table.physicalTable().apply(bucket) + " WHERE "
+              + geneSql(table.keyColumn(), map.bucketCount()) + " = " + bucket);
         }
       }
     }
@@ -274,7 +316,7 @@ public final class JdbcBucketMover {
   private long copy(BucketMove move, Table table, Run run) {
     int mod = load().bucketCount();
     String physical = table.physicalTable().apply(move.bucket());
-    String where = "MOD(" + table.keyColumn() + ", " + mod + ") = " + move.bucket();
+    String where = geneSql(table.keyColumn(), mod) + " = " + move.bucket();
     DataSource from = target(move.from());
     DataSource to = target(move.to());
     long copied = 0;
@@ -353,8 +395,8 @@ public final class JdbcBucketMover {
   private void verify(BucketMove move, Table table) {
     int mod = load().bucketCount();
     String physical = table.physicalTable().apply(move.bucket());
-    String sql = "SELECT COUNT(*), SUM(" + table.keyColumn() + ") FROM " + physical + " WHERE MOD("
-        + table.keyColumn() + ", " + mod + ") = " + move.bucket();
+    String sql = "SELECT COUNT(*), SUM(" + table.keyColumn() + ") FROM " + physical + " WHERE "
+        + geneSql(table.keyColumn(), mod) + " = " + move.bucket();
     long[] source = countAndSum(target(move.from()), sql);
     long[] copy = countAndSum(target(move.to()), sql);
     if (source[0] != copy[0] || source[1] != copy[1]) {
