@@ -34,10 +34,11 @@ import org.slf4j.LoggerFactory;
  * <ol>
  *   <li>freezes the bucket in the map store (writes to it are refused by {@code GENE_BUCKET_FREEZE}) and waits until
  *       every live router routes with that version, then for {@code settle} (writes already past the audit land);
- *   <li>copies the bucket's rows of every table of the family from {@code from} to {@code to} in id order, in
- *       batches with keyset pagination ({@code id > last ORDER BY id}), each batch in one transaction; a restart
- *       resumes after the highest id already at {@code to}, so a crash mid-copy loses nothing and copies nothing
- *       twice;
+ *   <li>copies the bucket's rows of every table of the family from {@code from} to {@code to} in primary-key order,
+ *       in batches with keyset pagination ({@code pk > last ORDER BY pk}, a unique order, so the children of an
+ *       order straddling a batch boundary are not skipped), each batch in one transaction; a restart resumes after
+ *       the last row, in primary-key order, committed at {@code to}, so a crash mid-copy loses nothing and copies
+ *       nothing twice;
  *   <li>verifies per table the row count and the sum of ids on both sides;
  *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
  * </ol>
@@ -317,40 +318,51 @@ public final class JdbcBucketMover {
     int mod = load().bucketCount();
     String physical = table.physicalTable().apply(move.bucket());
     String where = geneSql(table.keyColumn(), mod) + " = " + move.bucket();
-    DataSource from = target(move.from());
-    DataSource to = target(move.to());
     long copied = 0;
-    try (Connection src = from.getConnection(); Connection dst = to.getConnection()) {
-      long last = Long.MIN_VALUE;
-      try (PreparedStatement max = dst.prepareStatement("SELECT MAX(" + table.keyColumn() + ") FROM " + physical
-          + " WHERE " + where); ResultSet rs = max.executeQuery()) {
-        if (rs.next() && rs.getObject(1) != null) {
-          last = rs.getLong(1); // resume after what a crashed run committed
+    try (Connection src = target(move.from()).getConnection(); Connection dst = target(move.to()).getConnection()) {
+      List<String> key = primaryKey(src, physical, move.from());
+      String order = String.join(", ", key);
+      String after = key.size() == 1 ? key.get(0) + " > ?"
+          : "(" + order + ") > (" + String.join(", ", java.util.Collections.nCopies(key.size(), "?")) + ")";
+      // resume after the last row, in primary-key order, that an earlier run committed at the destination
+      Object @Nullable [] last = null;
+      try (PreparedStatement ps = dst.prepareStatement("SELECT " + order + " FROM " + physical + " WHERE " + where
+          + " ORDER BY " + String.join(" DESC, ", key) + " DESC")) {
+        ps.setMaxRows(1);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            last = new Object[key.size()];
+            for (int i = 0; i < key.size(); i++) {
+              last[i] = rs.getObject(i + 1);
+            }
+          }
         }
       }
       dst.setAutoCommit(false);
-      String select = "SELECT * FROM " + physical + " WHERE " + where + " AND " + table.keyColumn() + " > ? ORDER BY "
-          + table.keyColumn();
       while (true) {
         List<Object[]> rows = new ArrayList<>();
-        String insert = null;
-        int keyIndex = -1;
-        try (PreparedStatement ps = src.prepareStatement(select)) {
+        String insert;
+        int[] keyIndex = new int[key.size()];
+        try (PreparedStatement ps = src.prepareStatement("SELECT * FROM " + physical + " WHERE " + where
+            + (last == null ? "" : " AND " + after) + " ORDER BY " + order)) {
           ps.setMaxRows(batchSize);
-          ps.setLong(1, last);
+          for (int i = 0; last != null && i < last.length; i++) {
+            ps.setObject(i + 1, last[i]);
+          }
           try (ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
             int n = md.getColumnCount();
             StringBuilder columns = new StringBuilder();
-            StringBuilder marks = new StringBuilder();
             for (int i = 1; i <= n; i++) {
               columns.append(i > 1 ? ", " : "").append(md.getColumnLabel(i));
-              marks.append(i > 1 ? ", ?" : "?");
-              if (md.getColumnLabel(i).equalsIgnoreCase(table.keyColumn())) {
-                keyIndex = i - 1;
+              for (int k = 0; k < key.size(); k++) {
+                if (md.getColumnLabel(i).equalsIgnoreCase(key.get(k))) {
+                  keyIndex[k] = i - 1;
+                }
               }
             }
-            insert = "INSERT INTO " + physical + " (" + columns + ") VALUES (" + marks + ")";
+            insert = "INSERT INTO " + physical + " (" + columns + ") VALUES ("
+                + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")";
             while (rs.next() && rows.size() < batchSize) {
               Object[] row = new Object[n];
               for (int i = 0; i < n; i++) {
@@ -378,7 +390,11 @@ public final class JdbcBucketMover {
         }
         copied += rows.size();
         run.rows += rows.size();
-        last = ((Number) rows.get(rows.size() - 1)[keyIndex]).longValue();
+        Object[] lastRow = rows.get(rows.size() - 1);
+        last = new Object[key.size()];
+        for (int k = 0; k < key.size(); k++) {
+          last[k] = lastRow[keyIndex[k]];
+        }
         run.record(move);
         if (!batchPause.isZero()) {
           sleep(batchPause);
@@ -390,6 +406,29 @@ public final class JdbcBucketMover {
           + move.from() + " to " + move.to() + " failed: " + e.getMessage(), e);
     }
     return copied;
+  }
+
+  /**
+   * The primary key columns of {@code physical}, in key order: the unique order a bucket's rows are paged and
+   * compared in, so that no row is skipped at a batch boundary (a key column such as {@code order_id} is not unique).
+   */
+  private static List<String> primaryKey(Connection c, String physical, int target) throws SQLException {
+    java.sql.DatabaseMetaData md = c.getMetaData();
+    for (String name : new java.util.LinkedHashSet<>(List.of(physical, physical.toUpperCase(Locale.ROOT),
+        physical.toLowerCase(Locale.ROOT)))) {
+      java.util.TreeMap<Short, String> columns = new java.util.TreeMap<>();
+      try (ResultSet rs = md.getPrimaryKeys(c.getCatalog(), c.getSchema(), name)) {
+        while (rs.next()) {
+          columns.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
+        }
+      }
+      if (!columns.isEmpty()) {
+        return List.copyOf(columns.values());
+      }
+    }
+    throw new GeneIdException(physical + " on target " + target + " has no primary key: the mover pages a bucket's"
+        + " rows in primary-key order, the one order in which no row can be skipped or copied twice (a key column"
+        + " such as order_id is not unique); add a primary key to " + physical);
   }
 
   private void verify(BucketMove move, Table table) {
