@@ -33,13 +33,18 @@ import org.slf4j.LoggerFactory;
  * {@code (bucket, from, to)} it
  * <ol>
  *   <li>freezes the bucket in the map store (writes to it are refused by {@code GENE_BUCKET_FREEZE}) and waits until
- *       every live router routes with that version, then for {@code settle} (writes already past the audit land);
+ *       every live router routes with that version, then for {@code settle} (a statement already past the audit
+ *       reaches its database), then until every transaction open on the old node since before that moment has
+ *       ended ({@link Builder#transactionWait}; the database lists them), so no write admitted before the freeze
+ *       commits after the copy has read the bucket;
  *   <li>copies the bucket's rows of every table of the family from {@code from} to {@code to} in primary-key order,
  *       in batches with keyset pagination ({@code pk > last ORDER BY pk}, a unique order, so the children of an
  *       order straddling a batch boundary are not skipped), each batch in one transaction; a restart resumes after
  *       the last row, in primary-key order, committed at {@code to}, so a crash mid-copy loses nothing and copies
  *       nothing twice;
- *   <li>verifies per table the row count and the sum of ids on both sides;
+ *   <li>verifies, right before the switch, every table's rows of the bucket on both sides, every column, in
+ *       primary-key order (nothing can change them any more: the bucket is frozen and the transactions of before the
+ *       freeze have ended);
  *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
  * </ol>
  * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
@@ -75,6 +80,7 @@ public final class JdbcBucketMover {
   private final Duration settle;
   private final Duration liveWindow;
   private final Duration batchPause;
+  private final Duration transactionWait;
   private final Consumer<Progress> listener;
   private final LongSupplier clock;
 
@@ -88,6 +94,7 @@ public final class JdbcBucketMover {
     this.settle = b.settle;
     this.liveWindow = b.liveWindow;
     this.batchPause = b.batchPause;
+    this.transactionWait = b.transactionWait;
     this.listener = b.listener;
     this.clock = b.clock;
   }
@@ -218,8 +225,8 @@ public final class JdbcBucketMover {
    * Moves every bucket whose target differs between the stored map and {@code next}, one at a time; a bucket already
    * on its new target is skipped, so a second run after a crash resumes.
    *
-   * @throws GeneIdException if the store or a database fails, the routers do not follow in time, or a verification
-   *     finds the two sides different (the bucket then stays frozen on its old node, which still has every row)
+   * @throws GeneIdException if the store or a database fails, the routers do not follow in time, a transaction of
+   *     before the freeze stays open past the transaction wait, or a verification finds the two sides different (the bucket then stays frozen on its old node, which still has every row)
    */
   public List<MoveResult> moveTo(BucketMap next) {
     BucketMap current = load();
@@ -266,9 +273,12 @@ public final class JdbcBucketMover {
     run.version = map.version();
     awaitRouters(map.version());
     sleep(settle);
+    awaitTransactions(move);
     long copied = 0;
     for (Table table : tables) {
       copied += copy(move, table, run);
+    }
+    for (Table table : tables) {
       verify(move, table);
     }
     map = publish(map, map.withTarget(move.bucket(), move.to()).withState(List.of(move.bucket()),
@@ -431,29 +441,189 @@ public final class JdbcBucketMover {
         + " such as order_id is not unique); add a primary key to " + physical);
   }
 
-  private void verify(BucketMove move, Table table) {
-    int mod = load().bucketCount();
-    String physical = table.physicalTable().apply(move.bucket());
-    String sql = "SELECT COUNT(*), SUM(" + table.keyColumn() + ") FROM " + physical + " WHERE "
-        + geneSql(table.keyColumn(), mod) + " = " + move.bucket();
-    long[] source = countAndSum(target(move.from()), sql);
-    long[] copy = countAndSum(target(move.to()), sql);
-    if (source[0] != copy[0] || source[1] != copy[1]) {
-      throw new GeneIdException("bucket " + move.bucket() + " of " + physical + " differs after the copy: target "
-          + move.from() + " has " + source[0] + " rows (id sum " + source[1] + "), target " + move.to() + " has "
-          + copy[0] + " (id sum " + copy[1] + "); the bucket stays frozen on target " + move.from());
+  /**
+   * Waits until every transaction open on the old node since before the freeze has ended: a write that passed the
+   * audit before the routers saw the freeze may belong to one, and must commit (or roll back) before the copy reads
+   * the bucket. The database lists its open transactions: MariaDB/MySQL {@code information_schema.INNODB_TRX} (of
+   * connections using the node's database), PostgreSQL {@code pg_stat_activity} (client backends of the database),
+   * H2 {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes). "Before" is the database's own
+   * clock, read once the routers have seen the freeze and {@code settle} has passed; a transaction begun later can
+   * not write the bucket (its write is refused by the audit).
+   */
+  private void awaitTransactions(BucketMove move) {
+    long deadline = System.nanoTime() + transactionWait.toNanos();
+    try (Connection c = target(move.from()).getConnection()) {
+      OpenTransactions open = OpenTransactions.of(c, move.from());
+      while (true) {
+        List<String> waiting = open.startedBefore(c);
+        if (waiting.isEmpty()) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          throw new GeneIdException("transaction " + waiting.get(0) + ", did not end within "
+              + transactionWait.toMillis() + " ms of bucket " + move.bucket() + "'s freeze; the bucket stays frozen on"
+              + " target " + move.from() + ": end that transaction (a write of before the freeze may be in it), or"
+              + " raise the transaction wait, and run the move again" + (waiting.size() > 1 ? " (" + (waiting.size()
+              - 1) + " more open: " + waiting.subList(1, Math.min(waiting.size(), 4)) + ")" : ""));
+        }
+        sleep(Duration.ofMillis(20));
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("listing the transactions open on target " + move.from() + " failed: "
+          + e.getMessage() + "; the bucket stays frozen there, run the move again", e);
     }
   }
 
-  private static long[] countAndSum(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
-         ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return new long[] {rs.getLong(1), rs.getObject(2) == null ? 0 : rs.getBigDecimal(2).longValue()};
-    } catch (SQLException e) {
-      throw new GeneIdException("verifying with " + sql + " failed: " + e.getMessage(), e);
+  /** The open transactions of one database, as its dialect lists them. */
+  private abstract static class OpenTransactions {
+    int target;
+
+    static OpenTransactions of(Connection c, int target) throws SQLException {
+      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+      OpenTransactions open = product.contains("postgres") ? new Postgres(c) : product.contains("h2") ? new H2(c)
+          : new MariaDb(c);
+      open.target = target;
+      return open;
+    }
+
+    /** The transactions of other connections started before this was built, described, oldest first. */
+    abstract List<String> startedBefore(Connection c) throws SQLException;
+
+    List<String> describe(Connection c, String sql, Object... parameters) throws SQLException {
+      List<String> open = new ArrayList<>();
+      try (PreparedStatement ps = c.prepareStatement(sql)) {
+        for (int i = 0; i < parameters.length; i++) {
+          ps.setObject(i + 1, parameters[i]);
+        }
+        try (ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            open.add(rs.getString(1) + " on target " + target + ", open for " + rs.getLong(3) + " ms ("
+                + rs.getString(2) + ")");
+          }
+        }
+      }
+      return open;
+    }
+
+    static Object now(Connection c, String sql, Class<?> type) throws SQLException {
+      try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+        rs.next();
+        return Objects.requireNonNull(rs.getObject(1, type), sql);
+      }
+    }
+
+    /** trx_started has whole seconds: a transaction of the freeze's second is waited for too. */
+    static final class MariaDb extends OpenTransactions {
+      private final Object freeze;
+
+      MariaDb(Connection c) throws SQLException {
+        freeze = now(c, "SELECT NOW()", java.time.LocalDateTime.class);
+      }
+
+      @Override
+      List<String> startedBefore(Connection c) throws SQLException {
+        return describe(c, "SELECT CONCAT('InnoDB ', t.trx_id, ' of connection ', t.trx_mysql_thread_id),"
+            + " CONCAT_WS(', ', p.USER, p.HOST, t.trx_state, LEFT(t.trx_query, 100)),"
+            + " TIMESTAMPDIFF(SECOND, t.trx_started, NOW()) * 1000 FROM information_schema.INNODB_TRX t"
+            + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+            + " WHERE t.trx_mysql_thread_id <> CONNECTION_ID() AND t.trx_started <= ? AND p.DB = DATABASE()"
+            + " ORDER BY t.trx_started", freeze);
+      }
+    }
+
+    static final class Postgres extends OpenTransactions {
+      private final Object freeze;
+
+      Postgres(Connection c) throws SQLException {
+        freeze = now(c, "SELECT clock_timestamp()", java.time.OffsetDateTime.class);
+      }
+
+      @Override
+      List<String> startedBefore(Connection c) throws SQLException {
+        return describe(c, "SELECT 'of backend ' || pid || COALESCE(' (xid ' || backend_xid || ')', ''),"
+            + " concat_ws(', ', usename, client_addr, application_name, state,"
+            + " left(query, 100)), (extract(epoch from clock_timestamp() - xact_start) * 1000)::bigint"
+            + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            + " AND backend_type = 'client backend' AND xact_start < ? ORDER BY xact_start", freeze);
+      }
+    }
+
+    /** H2 lists no transaction start: the sessions with uncommitted changes at the freeze are waited for. */
+    static final class H2 extends OpenTransactions {
+      private final List<Object> sessions = new ArrayList<>();
+
+      H2(Connection c) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement("SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE"
+            + " SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED"); ResultSet rs = ps.executeQuery()) {
+          while (rs.next()) {
+            sessions.add(rs.getObject(1));
+          }
+        }
+      }
+
+      @Override
+      List<String> startedBefore(Connection c) throws SQLException {
+        List<String> open = new ArrayList<>();
+        for (Object session : sessions) {
+          open.addAll(describe(c, "SELECT 'of H2 session ' || SESSION_ID, CONCAT_WS(', ', USER_NAME, SESSION_STATE,"
+              + " LEFT(EXECUTING_STATEMENT, 100)), DATEDIFF('MILLISECOND', SESSION_START, CURRENT_TIMESTAMP)"
+              + " FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = ? AND CONTAINS_UNCOMMITTED", session));
+        }
+        return open;
+      }
     }
   }
+
+  /**
+   * Compares the bucket's rows on both sides, every column, in primary-key order, and names the first row that
+   * differs: a count and a sum of keys pass with a stale or changed column, or a row swapped for another.
+   */
+  private void verify(BucketMove move, Table table) {
+    int mod = load().bucketCount();
+    String physical = table.physicalTable().apply(move.bucket());
+    try (Connection src = target(move.from()).getConnection(); Connection dst = target(move.to()).getConnection()) {
+      List<String> key = primaryKey(src, physical, move.from());
+      String sql = "SELECT * FROM " + physical + " WHERE " + geneSql(table.keyColumn(), mod) + " = " + move.bucket()
+          + " ORDER BY " + String.join(", ", key);
+      try (PreparedStatement ps = src.prepareStatement(sql); ResultSet a = ps.executeQuery();
+           PreparedStatement pd = dst.prepareStatement(sql); ResultSet b = pd.executeQuery()) {
+        long rows = 0;
+        while (true) {
+          List<String> left = a.next() ? row(a) : null;
+          List<String> right = b.next() ? row(b) : null;
+          if (left == null && right == null) {
+            return;
+          }
+          if (left == null || right == null || !left.equals(right)) {
+            throw new GeneIdException("bucket " + move.bucket() + " of " + physical + " differs after the copy: "
+                + (left == null ? "target " + move.from() + " has " + rows + " rows, target " + move.to()
+                    + " more, the next " + right
+                : right == null ? "target " + move.to() + " has " + rows + " rows, target " + move.from()
+                    + " more, the next " + left
+                : "the first row that differs, in primary-key order, is " + left + " on target " + move.from()
+                    + " but " + right + " on target " + move.to()) + "; the bucket stays frozen on target " + move.from());
+          }
+          rows++;
+        }
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("verifying bucket " + move.bucket() + " of " + physical + " failed: "
+          + e.getMessage() + "; the bucket stays frozen on target " + move.from(), e);
+    }
+  }
+
+  private static List<String> row(ResultSet rs) throws SQLException {
+    int n = rs.getMetaData().getColumnCount();
+    List<String> row = new ArrayList<>(n);
+    for (int i = 1; i <= n; i++) {
+      Object v = rs.getObject(i);
+      row.add(v instanceof byte[] ? java.util.HexFormat.of().formatHex((byte[]) v)
+          : v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).stripTrailingZeros().toPlainString()
+          : String.valueOf(v));
+    }
+    return row;
+  }
+
 
   private static long update(DataSource ds, String sql) {
     try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
@@ -525,6 +695,7 @@ public final class JdbcBucketMover {
     private Duration settle = Duration.ofSeconds(1);
     private Duration liveWindow = Duration.ofSeconds(30);
     private Duration batchPause = Duration.ZERO;
+    private Duration transactionWait = Duration.ofSeconds(30);
     private Consumer<Progress> listener = p -> { };
     private LongSupplier clock = System::currentTimeMillis;
 
@@ -570,6 +741,16 @@ public final class JdbcBucketMover {
      */
     public Builder liveWindow(Duration liveWindow) {
       this.liveWindow = Checks.duration("live window", liveWindow, Duration.ofMillis(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * How long to wait, after the routers have seen a freeze, for the transactions open on the old node since
+     * before it to end, in [1 ms, 1 h]; past it the move stops, naming the oldest. Default 30 s.
+     */
+    public Builder transactionWait(Duration transactionWait) {
+      this.transactionWait = Checks.duration("transaction wait", transactionWait, Duration.ofMillis(1),
+          Duration.ofHours(1));
       return this;
     }
 

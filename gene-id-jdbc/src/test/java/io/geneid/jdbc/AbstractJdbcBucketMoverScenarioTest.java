@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.atomic.AtomicReference;
 import javax.sql.DataSource;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -142,6 +143,93 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
     mover().batchSize(20).build().move(new BucketMove(BUCKET, 0, 1));
     assertThat(keys(ds1, "t_item", "id")).containsExactlyElementsOf(items);
     assertThat(keys(ds1, "t_order", "id")).hasSize(120);
+  }
+
+  // scenario 1: a transaction open across the freeze commits before the copy, and the copy compares row content
+
+  @Test
+  void aTransactionOpenAcrossTheFreezeIsWaitedForBeforeTheCopy() throws Exception {
+    itemsOfBucket(40);
+    long updated = 3L << G | BUCKET;
+    long deleted = 4L << G | BUCKET;
+    long inserted = 1000L << G | BUCKET;
+    try (Connection open = databases.connect(0)) {
+      open.setAutoCommit(false);
+      try (Statement s = open.createStatement()) { // what passed the audit before the freeze
+        s.executeUpdate("UPDATE t_order SET customer = 'updated' WHERE id = " + updated);
+        s.executeUpdate("DELETE FROM t_order WHERE id = " + deleted);
+        s.executeUpdate("INSERT INTO t_order (id, customer) VALUES (" + inserted + ", 'inserted')");
+      }
+      AtomicReference<Throwable> failure = new AtomicReference<>();
+      Thread mover = new Thread(() -> {
+        try {
+          mover().build().move(new BucketMove(BUCKET, 0, 1));
+        } catch (Throwable t) {
+          failure.set(t);
+        }
+      });
+      mover.start();
+      awaitState(BucketState.FROZEN, Duration.ofSeconds(10));
+      // the mover must not get past this transaction: commit once it has switched, or after 2 s at the latest
+      long giveUp = System.nanoTime() + Duration.ofSeconds(2).toNanos();
+      while (store.load("orders").orElseThrow().target(BUCKET) == 0 && mover.isAlive()
+          && System.nanoTime() < giveUp) {
+        Thread.sleep(10);
+      }
+      boolean switchedFirst = store.load("orders").orElseThrow().target(BUCKET) == 1;
+      open.commit();
+      mover.join(30_000);
+      assertThat(failure.get()).isNull();
+      assertThat(switchedFirst).as("the bucket switched while a transaction of before the freeze was open")
+          .isFalse();
+    }
+    Map<Long, List<String>> source = rows(ds0, "t_order");
+    source.keySet().removeIf(id -> Genes.of(id, G) != BUCKET);
+    assertThat(rows(ds1, "t_order")).as("the new node has the committed transaction's rows")
+        .containsEntry(updated, List.of(String.valueOf(updated), "updated"))
+        .containsEntry(inserted, List.of(String.valueOf(inserted), "inserted"))
+        .doesNotContainKey(deleted).isEqualTo(source);
+  }
+
+  @Test
+  void aTransactionThatStaysOpenStopsTheMoveNamingIt() throws Exception {
+    itemsOfBucket(10);
+    try (Connection open = databases.connect(0)) {
+      open.setAutoCommit(false);
+      try (Statement s = open.createStatement()) {
+        s.executeUpdate("UPDATE t_order SET customer = 'open' WHERE id = " + (3L << G | BUCKET));
+      }
+      JdbcBucketMover mover = mover().transactionWait(Duration.ofMillis(500)).build();
+      assertThatThrownBy(() -> mover.move(new BucketMove(BUCKET, 0, 1)))
+          .hasMessageContaining(" on target 0, open for ")
+          .hasMessageContaining("did not end within 500 ms of bucket 5's freeze; the bucket stays frozen on target 0");
+      open.rollback();
+    }
+    assertThat(store.load("orders").orElseThrow().state(BUCKET)).isEqualTo(BucketState.FROZEN);
+    assertThat(mover().build().move(new BucketMove(BUCKET, 0, 1)).rowsCopied()).as("once it ended").isPositive();
+  }
+
+  @Test
+  void verificationComparesEveryColumnNotCountAndKeySum() throws Exception {
+    itemsOfBucket(10);
+    // what a crashed run left, but stale: the bucket frozen, a first order copied with an old customer
+    BucketMap map = store.load("orders").orElseThrow();
+    assertThat(store.compareAndSet("orders", map.version(), map.withState(List.of(BUCKET), BucketState.FROZEN)
+        .withVersion(map.version() + 1))).isTrue();
+    insert(ds1, "INSERT INTO t_order (id, customer) VALUES (?, ?)", List.<Object[]>of(new Object[] {(long) BUCKET,
+        "stale"}));
+    assertThatThrownBy(() -> mover().build().move(new BucketMove(BUCKET, 0, 1)))
+        .hasMessage("bucket 5 of t_order differs after the copy: the first row that differs, in primary-key order,"
+            + " is [5, c0] on target 0 but [5, stale] on target 1; the bucket stays frozen on target 0");
+    assertThat(store.load("orders").orElseThrow().target(BUCKET)).isZero();
+  }
+
+  void awaitState(BucketState state, Duration within) throws InterruptedException {
+    long end = System.nanoTime() + within.toNanos();
+    while (store.load("orders").orElseThrow().state(BUCKET) != state) {
+      assertThat(System.nanoTime()).as("bucket 5 %s within %s", state, within).isLessThan(end);
+      Thread.sleep(5);
+    }
   }
 
   /** {@code orders} orders of bucket 5 on target 0 with 1 to 11 items each, item ids not in order id order. */

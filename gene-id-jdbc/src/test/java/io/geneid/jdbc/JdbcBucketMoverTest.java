@@ -134,8 +134,8 @@ class JdbcBucketMoverTest {
     assertThat(store.compareAndSet("orders", -1, BucketMap.of(1, new int[] {0, 0}).withVersion(1))).isTrue();
     sql(ds1, "INSERT INTO t_order VALUES (1001, 'stray')"); // a row the old node does not have
     assertThatThrownBy(() -> mover().move(new BucketMove(1, 0, 1)))
-        .hasMessage("bucket 1 of t_order differs after the copy: target 0 has 100 rows (id sum 10000), target 1"
-            + " has 1 (id sum 1001); the bucket stays frozen on target 0");
+        .hasMessage("bucket 1 of t_order differs after the copy: the first row that differs, in primary-key order, is"
+            + " [1, c1] on target 0 but [1001, stray] on target 1; the bucket stays frozen on target 0");
     BucketMap after = store.load("orders").orElseThrow();
     assertThat(after.target(1)).isZero();
     assertThat(after.state(1)).isEqualTo(BucketState.FROZEN);
