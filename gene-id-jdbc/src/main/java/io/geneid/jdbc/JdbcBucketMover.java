@@ -173,6 +173,25 @@ public final class JdbcBucketMover {
   }
 
   /**
+   * Deletes, before a fresh freeze, the bucket's rows at the destination: a copy left there by an earlier move away
+   * from it, not yet cleaned up (a bucket moved back), stale since the bucket's writes went elsewhere. The
+   * destination does not own the bucket, so no read by key goes there; left in place, those rows would be taken for
+   * the copy of an interrupted run (which resumes after the last row it committed) and skip every row. A bucket
+   * already FROZEN is an interrupted move's: its rows at the destination are that run's copy, and are kept.
+   */
+  private void dropStaleCopies(BucketMove move, int bucketCount) {
+    long stale = 0;
+    for (Table table : tables) {
+      stale += update(target(move.to()), "DELETE FROM " + table.physicalTable().apply(move.bucket()) + " WHERE "
+          + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket());
+    }
+    if (stale > 0) {
+      LOG.info("bucket {}: deleted {} stale rows at target {}, the copy an earlier move left there", move.bucket(),
+          stale, move.to());
+    }
+  }
+
+  /**
    * Refuses, before anything freezes, a key column whose gene SQL cannot compute: anything but a whole number (a
    * string key's gene is the CRC-32C of its UTF-8 bytes).
    */
@@ -268,6 +287,7 @@ public final class JdbcBucketMover {
     checkKeyColumns(move, map.geneBits());
     long frozenAt = clock.getAsLong();
     if (map.state(move.bucket()) != BucketState.FROZEN) {
+      dropStaleCopies(move, map.bucketCount());
       map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
     }
     run.version = map.version();

@@ -224,6 +224,32 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
     assertThat(store.load("orders").orElseThrow().target(BUCKET)).isZero();
   }
 
+  // scenario 5: a bucket moved back before cleanup, over its stale copy
+
+  @Test
+  void aBucketMovedBackBeforeCleanupKeepsEveryWriteMadeOnItsNewNode() throws Exception {
+    itemsOfBucket(60);
+    mover().build().move(new BucketMove(BUCKET, 0, 1));
+    // the application writes the bucket on its new node; target 0 keeps the stale copy until cleanup
+    sql(ds1, "UPDATE t_order SET customer = 'after the move'");
+    sql(ds1, "DELETE FROM t_item WHERE order_id = " + (7L << G | BUCKET));
+    insert(ds1, "INSERT INTO t_item (id, order_id, name) VALUES (?, ?, ?)", List.<Object[]>of(new Object[] {
+        2_000_000L, 9L << G | BUCKET, "after the move"}));
+    Map<Long, List<String>> orders = rows(ds1, "t_order");
+    Map<Long, List<String>> items = rows(ds1, "t_item");
+
+    mover().build().move(new BucketMove(BUCKET, 1, 0));
+    assertThat(store.load("orders").orElseThrow().target(BUCKET)).isZero();
+    assertThat(mover().build().cleanup("test")).as("the copies on target 1").isEqualTo(orders.size() + items.size());
+    Map<Long, List<String>> back = rows(ds0, "t_order");
+    back.keySet().removeIf(id -> Genes.of(id, G) != BUCKET);
+    assertThat(back).as("every order as updated on target 1").isEqualTo(orders);
+    Map<Long, List<String>> backItems = rows(ds0, "t_item");
+    backItems.keySet().removeIf(id -> Genes.of(Long.parseLong(backItems.get(id).get(1)), G) != BUCKET);
+    assertThat(backItems).as("every item as left on target 1").isEqualTo(items);
+    assertThat(keys(ds1, "t_order", "id")).isEmpty();
+  }
+
   void awaitState(BucketState state, Duration within) throws InterruptedException {
     long end = System.nanoTime() + within.toNanos();
     while (store.load("orders").orElseThrow().state(BUCKET) != state) {

@@ -131,8 +131,10 @@ class JdbcBucketMoverTest {
 
   @Test
   void aCopyThatDiffersLeavesTheBucketFrozenOnItsOldNode() throws Exception {
-    assertThat(store.compareAndSet("orders", -1, BucketMap.of(1, new int[] {0, 0}).withVersion(1))).isTrue();
-    sql(ds1, "INSERT INTO t_order VALUES (1001, 'stray')"); // a row the old node does not have
+    // an interrupted move's bucket, with a row at the new node that the old node does not have
+    assertThat(store.compareAndSet("orders", -1, BucketMap.of(1, new int[] {0, 0})
+        .withState(List.of(1), BucketState.FROZEN).withVersion(1))).isTrue();
+    sql(ds1, "INSERT INTO t_order VALUES (1001, 'stray')");
     assertThatThrownBy(() -> mover().move(new BucketMove(1, 0, 1)))
         .hasMessage("bucket 1 of t_order differs after the copy: the first row that differs, in primary-key order, is"
             + " [1, c1] on target 0 but [1001, stray] on target 1; the bucket stays frozen on target 0");
