@@ -181,13 +181,15 @@ final class ReshardMove implements Callable<Integer> {
         return 0;
       }
       long[] lastPrint = {System.nanoTime()};
-      int[] lastDone = {0};
+      int[] lastDone = {-1}; // the first record is where this run starts (an interrupted run's count)
       JdbcBucketMover mover = JdbcBucketMover.builder(setup.store(), setup.mapName()).targets(targets)
           .tables(setup.moverTables()).batchSize(rows).batchPause(pause).settle(settleFor).routerWait(wait)
           .transactionWait(txWait).liveWindow(live).progressListener(p -> {
             BucketMove m = p.bucket();
             String which = m == null ? "" : " bucket " + m.bucket() + " (" + m.from() + " -> " + m.to() + ")";
-            if (p.recorded().bucketsDone() > lastDone[0]) {
+            if (lastDone[0] < 0) {
+              lastDone[0] = p.recorded().bucketsDone();
+            } else if (p.recorded().bucketsDone() > lastDone[0]) {
               lastDone[0] = p.recorded().bucketsDone();
               out.println(Text.row("moved" + which, p.describe()));
               lastPrint[0] = System.nanoTime();
@@ -201,8 +203,10 @@ final class ReshardMove implements Callable<Integer> {
       long copied = results.stream().mapToLong(JdbcBucketMover.MoveResult::rowsCopied).sum();
       long longest = results.stream().mapToLong(r -> r.frozenFor().toMillis()).max().orElse(0);
       BucketMap after = setup.store().load(setup.mapName()).orElseThrow();
-      out.println(Text.row("done", results.size() + " buckets moved, " + copied + " rows copied, longest freeze "
-          + longest + " ms; map version " + after.version()));
+      MoveProgress whole = setup.store().progress(setup.mapName()).orElseThrow();
+      out.println(Text.row("done", whole.bucketsDone() + " buckets moved, " + whole.rowsCopied() + " rows copied"
+          + (whole.bucketsDone() == results.size() ? "" : " (" + results.size() + " buckets, " + copied
+              + " rows by this run)") + ", longest freeze " + longest + " ms; map version " + after.version()));
       out.println(Text.row("next", "gene-id reshard cleanup deletes the moved rows from their old databases"));
       out.println(Text.row("yaml", "type: GENE_BUCKET, props: {gene-bits: " + after.geneBits() + ", bucket-map: \""
           + after.format() + "\"}"));

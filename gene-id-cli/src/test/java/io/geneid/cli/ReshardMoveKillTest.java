@@ -154,6 +154,13 @@ class ReshardMoveKillTest {
     }
     MoveProgress finished = store.progress("orders").orElseThrow();
     assertThat(finished.bucketsDone()).isEqualTo(finished.bucketsTotal());
+    assertThat(finished.bucketsTotal()).as("progress counts the whole move, across the kill").isEqualTo(GENES / 2);
+    assertThat(finished.rowsCopied()).isEqualTo(GENES / 2 * ROWS_PER_BUCKET);
+    assertThat(finished.startedAtMillis()).as("the first run's start").isEqualTo(left.startedAtMillis());
+    assertThat(output).contains("done                       " + GENES / 2 + " buckets moved, "
+        + GENES / 2 * ROWS_PER_BUCKET + " rows copied (");
+    assertThat(output).containsPattern("moved bucket " + bucket + " \\(" + bucket % 2 + " -> " + bucket % 4
+        + "\\) +buckets " + (left.bucketsDone() + 1) + "/" + GENES / 2 + ", ");
 
     CliRun cleanup = CliRun.of("reshard", "cleanup", "--config", yaml.toString(), "--algorithm", "gene_db");
     assertThat(cleanup.status()).as(cleanup.err()).isZero();

@@ -48,7 +48,8 @@ import org.slf4j.LoggerFactory;
  *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
  * </ol>
  * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
- * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}.
+ * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}; a run
+ * that resumes an interrupted one continues its counters (buckets 29/32 after 29 moved, not 0/3).
  * {@link #cleanup(String)} later deletes the moved buckets' rows from every other target and marks them NORMAL.
  * A bucket's rows are found by {@link #geneSql}, the gene routing computes ({@code key & (2^G - 1)}, negative keys
  * included) in SQL that MariaDB/MySQL, PostgreSQL and H2 all run, for tables keyed by a gene id or a whole-number
@@ -222,8 +223,8 @@ public final class JdbcBucketMover {
 
   /** One run's counters, recorded in the store as they change. */
   private final class Run {
-    final long startedAt = clock.getAsLong();
-    final int total;
+    long startedAt = clock.getAsLong();
+    int total;
     int done;
     long rows;
     long version;
@@ -231,6 +232,20 @@ public final class JdbcBucketMover {
     Run(int total, long version) {
       this.total = total;
       this.version = version;
+    }
+
+    /**
+     * Continues the counters of an interrupted run of the same move: one whose last record is unfinished with as
+     * many buckets left as this run has to move (its frozen bucket among them).
+     */
+    void resume(@Nullable MoveProgress last) {
+      if (last != null && last.bucketsDone() < last.bucketsTotal()
+          && last.bucketsTotal() - last.bucketsDone() == total) {
+        total = last.bucketsTotal();
+        done = last.bucketsDone();
+        rows = last.rowsCopied();
+        startedAt = last.startedAtMillis();
+      }
     }
 
     void record(@Nullable BucketMove bucket) {
@@ -264,6 +279,7 @@ public final class JdbcBucketMover {
       }
     }
     Run run = new Run(moves.size(), current.version());
+    run.resume(store.progress(name).orElse(null));
     run.record(moves.isEmpty() ? null : moves.get(0));
     List<MoveResult> results = new ArrayList<>();
     for (BucketMove move : moves) {

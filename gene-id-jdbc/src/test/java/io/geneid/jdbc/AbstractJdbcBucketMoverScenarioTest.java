@@ -250,6 +250,38 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
     assertThat(keys(ds1, "t_order", "id")).isEmpty();
   }
 
+  // scenario 8: progress counts the whole move across a resume
+
+  @Test
+  void progressCountsTheWholeMoveAcrossAResume() throws Exception {
+    List<Object[]> orders = new ArrayList<>();
+    int[] next = store.load("orders").orElseThrow().targets();
+    for (int b = 5; b < 9; b++) {
+      next[b] = 1;
+      for (long o = 0; o < 30; o++) {
+        orders.add(new Object[] {o << G | b, "c" + o});
+      }
+    }
+    insert(ds0, "INSERT INTO t_order (id, customer) VALUES (?, ?)", orders);
+    List<JdbcBucketMover.Progress> seen = new ArrayList<>();
+    JdbcBucketMover crashing = mover().batchSize(10).progressListener(p -> {
+      seen.add(p);
+      if (p.recorded().bucketsDone() == 2 && p.recorded().rowsCopied() == 80) {
+        throw new IllegalStateException("killed");
+      }
+    }).build();
+    assertThatThrownBy(() -> crashing.moveTo(BucketMap.of(G, next))).hasMessage("killed");
+    long startedAt = seen.get(0).recorded().startedAtMillis();
+    seen.clear();
+    mover().batchSize(10).progressListener(seen::add).build().moveTo(BucketMap.of(G, next));
+    JdbcBucketMover.Progress last = seen.get(seen.size() - 1);
+    assertThat(seen.get(0).recorded().bucketsDone()).as("the resumed run starts at 2/4").isEqualTo(2);
+    assertThat(last.recorded().bucketsDone()).isEqualTo(4);
+    assertThat(last.recorded().bucketsTotal()).isEqualTo(4);
+    assertThat(last.recorded().rowsCopied()).isEqualTo(120);
+    assertThat(last.recorded().startedAtMillis()).isEqualTo(startedAt);
+  }
+
   void awaitState(BucketState state, Duration within) throws InterruptedException {
     long end = System.nanoTime() + within.toNanos();
     while (store.load("orders").orElseThrow().state(BUCKET) != state) {
