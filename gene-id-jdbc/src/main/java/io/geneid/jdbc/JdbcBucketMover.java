@@ -13,6 +13,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,28 +33,45 @@ import org.slf4j.LoggerFactory;
  * Moves gene buckets between databases, one at a time, while the application keeps running: for each move
  * {@code (bucket, from, to)} it
  * <ol>
- *   <li>freezes the bucket in the map store (writes to it are refused by {@code GENE_BUCKET_FREEZE}) and waits until
- *       every live router routes with that version, then for {@code settle} (a statement already past the audit
- *       reaches its database), then until every transaction open on the old node since before that moment has
- *       ended ({@link Builder#transactionWait}; the database lists them), so no write admitted before the freeze
- *       commits after the copy has read the bucket;
- *   <li>copies the bucket's rows of every table of the family from {@code from} to {@code to} in primary-key order,
- *       in batches with keyset pagination ({@code pk > last ORDER BY pk}, a unique order, so the children of an
- *       order straddling a batch boundary are not skipped), each batch in one transaction; a restart resumes after
- *       the last row, in primary-key order, committed at {@code to}, so a crash mid-copy loses nothing and copies
- *       nothing twice;
+ *   <li>deletes the bucket's stale rows at {@code to} (a copy an earlier move left there) and freezes the bucket in
+ *       the map store (writes to it are refused by {@code GENE_BUCKET_FREEZE}); waits until every live router routes
+ *       with that version, then for {@code settle} (a statement already past the audit reaches its database), then
+ *       until every transaction open on {@code from} since before that moment has ended
+ *       ({@link Builder#transactionWait}; the database lists them), so no write admitted before the freeze commits
+ *       after the copy has read the bucket;
+ *   <li>copies the bucket's rows of every table of the family from {@code from} into a staging table at {@code to}
+ *       ({@link #stagingTable}, which no rule routes to) in primary-key order, in batches with keyset pagination
+ *       ({@code pk > last ORDER BY pk}, a unique order, so the children of an order straddling a batch boundary are
+ *       not skipped), each batch in one transaction; a restart resumes after the last row, in primary-key order,
+ *       committed in the staging table, so a crash mid-copy loses nothing and copies nothing twice;
  *   <li>verifies, right before the switch, every table's rows of the bucket on both sides, every column, in
  *       primary-key order (nothing can change them any more: the bucket is frozen and the transactions of before the
  *       freeze have ended);
- *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
+ *   <li>switches: publishes the copy at {@code to} (staging table to routed table, one transaction), marks the
+ *       bucket {@link BucketState#MOVED} on {@code to}, waits for the routers, then sets the old rows aside at
+ *       {@code from} (routed table to {@link #asideTable}, one transaction).
  * </ol>
  * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
  * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}; a run
  * that resumes an interrupted one continues its counters (buckets 29/32 after 29 moved, not 0/3).
- * {@link #cleanup(String)} later deletes the moved buckets' rows from every other target and marks them NORMAL.
- * A bucket's rows are found by {@link #geneSql}, the gene routing computes ({@code key & (2^G - 1)}, negative keys
+ * {@link #cleanup(String)} later deletes the set-aside rows and marks the moved buckets NORMAL.
+ *
+ * <p><b>What reads see.</b> A read by key goes to the one node the router's map names; a statement without a
+ * sharding value (a scan, {@code COUNT(*)}) goes to every node's routed table. Until the switch, the bucket's rows
+ * are in {@code from}'s routed table only (the copy is staged), and every router names {@code from}. The switch
+ * orders its steps so that a read by key never misses a committed row: the copy is in {@code to}'s routed table
+ * before any router names {@code to}, and the old rows leave {@code from}'s routed table only once every live router
+ * names {@code to}. Routers do not switch at one instant, so for that interval, one router wait (about one refresh
+ * interval), both routed tables hold the bucket: a scan then counts its rows twice. No order avoids both (a router
+ * still on the old map must find the rows at {@code from} while one on the new map finds them at {@code to}); this one
+ * keeps reads by key exact, confines double counts to the switch of one bucket, and after it a scan counts every row
+ * once (before the set-aside existed, the old copies stayed in the routed tables until cleanup). A crash between the
+ * publication and the set-aside leaves the old rows in {@code from}'s routed table: {@link #cleanup} deletes them.
+ *
+ * <p>A bucket's rows are found by {@link #geneSql}, the gene routing computes ({@code key & (2^G - 1)}, negative keys
  * included) in SQL that MariaDB/MySQL, PostgreSQL and H2 all run, for tables keyed by a gene id or a whole-number
- * parent key; a table keyed by a string (whose gene is its CRC-32C) is refused by name before anything freezes.
+ * parent key; a table keyed by a string (whose gene is its CRC-32C) is refused by name before anything freezes, and
+ * so is a table without a primary key.
  */
 public final class JdbcBucketMover {
 
@@ -173,22 +191,132 @@ public final class JdbcBucketMover {
     return "MOD(MOD(" + keyColumn + ", " + bucketCount + ") + " + bucketCount + ", " + bucketCount + ")";
   }
 
+  /** The table at the destination a bucket is copied into, which no rule routes to: {@code <table>_gid_copy}. */
+  public static String stagingTable(String physical) {
+    return physical + "_gid_copy";
+  }
+
   /**
-   * Deletes, before a fresh freeze, the bucket's rows at the destination: a copy left there by an earlier move away
-   * from it, not yet cleaned up (a bucket moved back), stale since the bucket's writes went elsewhere. The
-   * destination does not own the bucket, so no read by key goes there; left in place, those rows would be taken for
-   * the copy of an interrupted run (which resumes after the last row it committed) and skip every row. A bucket
-   * already FROZEN is an interrupted move's: its rows at the destination are that run's copy, and are kept.
+   * The table at the source the moved rows are set aside in at the switch, which no rule routes to, until
+   * {@link #cleanup}: {@code <table>_gid_aside}.
+   */
+  public static String asideTable(String physical) {
+    return physical + "_gid_aside";
+  }
+
+  /** Creates, if missing, the staging table at the destination and the side table at the source, like the table. */
+  private void createSideTables(BucketMove move) {
+    for (Table table : tables) {
+      String physical = table.physicalTable().apply(move.bucket());
+      update(target(move.to()), "CREATE TABLE IF NOT EXISTS " + stagingTable(physical) + " AS SELECT * FROM "
+          + physical + " WHERE 1 = 0");
+      update(target(move.from()), "CREATE TABLE IF NOT EXISTS " + asideTable(physical) + " AS SELECT * FROM "
+          + physical + " WHERE 1 = 0");
+    }
+  }
+
+  /**
+   * Deletes, before a fresh freeze, the bucket's rows at the destination: in the staging table (a copy of an
+   * abandoned run), in the routed table (a copy a crash left between the publication and the switch) and in the
+   * side table (the copy set aside when the bucket last moved away from there, not yet cleaned up: a bucket moved
+   * back). The destination does not own the bucket, so no read by key goes there and nothing there is current; left
+   * in the staging table, such rows would pass for the copy of an interrupted run (which resumes after the last row
+   * it committed) and skip every row. A bucket already FROZEN is an interrupted move's: its staged rows are that
+   * run's copy, and are kept.
    */
   private void dropStaleCopies(BucketMove move, int bucketCount) {
     long stale = 0;
     for (Table table : tables) {
-      stale += update(target(move.to()), "DELETE FROM " + table.physicalTable().apply(move.bucket()) + " WHERE "
-          + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket());
+      String physical = table.physicalTable().apply(move.bucket());
+      String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+      stale += update(target(move.to()), "DELETE FROM " + stagingTable(physical) + where);
+      stale += update(target(move.to()), "DELETE FROM " + physical + where);
+      if (exists(target(move.to()), asideTable(physical))) {
+        stale += update(target(move.to()), "DELETE FROM " + asideTable(physical) + where);
+      }
     }
     if (stale > 0) {
-      LOG.info("bucket {}: deleted {} stale rows at target {}, the copy an earlier move left there", move.bucket(),
+      LOG.info("bucket {}: deleted {} stale rows at target {}, copies an earlier move left there", move.bucket(),
           stale, move.to());
+    }
+  }
+
+  /**
+   * Publishes the verified copy at the destination: in one transaction there, the staged rows move into the routed
+   * table (after deleting any a crash left there) and leave the staging table.
+   */
+  private void publishCopy(BucketMove move, int bucketCount) {
+    try (Connection c = target(move.to()).getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        for (Table table : tables) {
+          String physical = table.physicalTable().apply(move.bucket());
+          String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+          st.executeUpdate("DELETE FROM " + physical + where);
+          int in = st.executeUpdate("INSERT INTO " + physical + " SELECT * FROM " + stagingTable(physical) + where);
+          int out = st.executeUpdate("DELETE FROM " + stagingTable(physical) + where);
+          if (in != out) {
+            throw new SQLException("published " + in + " rows of " + physical + " but staged " + out);
+          }
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("publishing the copy of bucket " + move.bucket() + " at target " + move.to()
+          + " failed: " + e.getMessage() + "; the bucket stays frozen on target " + move.from() + ", run the move"
+          + " again", e);
+    }
+  }
+
+  /**
+   * Sets the old rows aside at the source once every router reads the bucket at the destination: in one transaction
+   * there, the bucket's rows move from the routed table into {@link #asideTable}, which no rule routes to.
+   */
+  private long setAside(BucketMove move, int bucketCount) {
+    long rows = 0;
+    try (Connection c = target(move.from()).getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        for (Table table : tables) {
+          String physical = table.physicalTable().apply(move.bucket());
+          String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+          st.executeUpdate("INSERT INTO " + asideTable(physical) + " SELECT * FROM " + physical + where);
+          rows += st.executeUpdate("DELETE FROM " + physical + where);
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("setting bucket " + move.bucket() + "'s old rows aside at target " + move.from()
+          + " failed: " + e.getMessage() + "; the bucket is moved, its old rows stay in the routed tables there until"
+          + " gene-id reshard cleanup deletes them", e);
+    }
+    return rows;
+  }
+
+  private static boolean exists(DataSource ds, String table) {
+    try (Connection c = ds.getConnection()) {
+      java.sql.DatabaseMetaData md = c.getMetaData();
+      for (String name : new java.util.LinkedHashSet<>(List.of(table, table.toUpperCase(Locale.ROOT),
+          table.toLowerCase(Locale.ROOT)))) {
+        try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(), name, new String[] {"TABLE"})) {
+          if (rs.next()) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (SQLException e) {
+      throw new GeneIdException("looking for table " + table + " failed: " + e.getMessage(), e);
     }
   }
 
@@ -301,6 +429,7 @@ public final class JdbcBucketMover {
           + ", not " + move.from() + ", in map '" + name + "' version " + map.version());
     }
     checkKeyColumns(move, map.geneBits());
+    createSideTables(move);
     long frozenAt = clock.getAsLong();
     if (map.state(move.bucket()) != BucketState.FROZEN) {
       dropStaleCopies(move, map.bucketCount());
@@ -317,10 +446,12 @@ public final class JdbcBucketMover {
     for (Table table : tables) {
       verify(move, table);
     }
+    publishCopy(move, map.bucketCount());
     map = publish(map, map.withTarget(move.bucket(), move.to()).withState(List.of(move.bucket()),
         BucketState.MOVED));
     Duration frozen = Duration.ofMillis(clock.getAsLong() - frozenAt);
     awaitRouters(map.version());
+    setAside(move, map.bucketCount());
     run.version = map.version();
     run.done++;
     MoveProgress p = new MoveProgress(run.version, run.done, run.total, run.rows, run.startedAt, clock.getAsLong());
@@ -333,8 +464,8 @@ public final class JdbcBucketMover {
   }
 
   /**
-   * Deletes the rows of every {@link BucketState#MOVED} bucket from the targets it is no longer on, and marks it
-   * NORMAL.
+   * Deletes the rows of every {@link BucketState#MOVED} bucket from the targets it is no longer on (the rows set
+   * aside in {@link #asideTable}, and any a crash at the switch left in the routed table), and marks it NORMAL.
    *
    * @return the rows deleted
    */
@@ -348,8 +479,12 @@ public final class JdbcBucketMover {
           continue;
         }
         for (Table table : tables) {
-          deleted += update(target.getValue(), "DELETE FROM " + table.physicalTable().apply(bucket) + " WHERE "
-              + geneSql(table.keyColumn(), map.bucketCount()) + " = " + bucket);
+          String physical = table.physicalTable().apply(bucket);
+          String where = " WHERE " + geneSql(table.keyColumn(), map.bucketCount()) + " = " + bucket;
+          deleted += update(target.getValue(), "DELETE FROM " + physical + where); // left by a crash at the switch
+          if (exists(target.getValue(), asideTable(physical))) {
+            deleted += update(target.getValue(), "DELETE FROM " + asideTable(physical) + where);
+          }
         }
       }
     }
@@ -372,8 +507,8 @@ public final class JdbcBucketMover {
           : "(" + order + ") > (" + String.join(", ", java.util.Collections.nCopies(key.size(), "?")) + ")";
       // resume after the last row, in primary-key order, that an earlier run committed at the destination
       Object @Nullable [] last = null;
-      try (PreparedStatement ps = dst.prepareStatement("SELECT " + order + " FROM " + physical + " WHERE " + where
-          + " ORDER BY " + String.join(" DESC, ", key) + " DESC")) {
+      try (PreparedStatement ps = dst.prepareStatement("SELECT " + order + " FROM " + stagingTable(physical)
+          + " WHERE " + where + " ORDER BY " + String.join(" DESC, ", key) + " DESC")) {
         ps.setMaxRows(1);
         try (ResultSet rs = ps.executeQuery()) {
           if (rs.next()) {
@@ -407,7 +542,7 @@ public final class JdbcBucketMover {
                 }
               }
             }
-            insert = "INSERT INTO " + physical + " (" + columns + ") VALUES ("
+            insert = "INSERT INTO " + stagingTable(physical) + " (" + columns + ") VALUES ("
                 + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")";
             while (rs.next() && rows.size() < batchSize) {
               Object[] row = new Object[n];
@@ -619,10 +754,12 @@ public final class JdbcBucketMover {
     String physical = table.physicalTable().apply(move.bucket());
     try (Connection src = target(move.from()).getConnection(); Connection dst = target(move.to()).getConnection()) {
       List<String> key = primaryKey(src, physical, move.from());
-      String sql = "SELECT * FROM " + physical + " WHERE " + geneSql(table.keyColumn(), mod) + " = " + move.bucket()
-          + " ORDER BY " + String.join(", ", key);
-      try (PreparedStatement ps = src.prepareStatement(sql); ResultSet a = ps.executeQuery();
-           PreparedStatement pd = dst.prepareStatement(sql); ResultSet b = pd.executeQuery()) {
+      String sql = " WHERE " + geneSql(table.keyColumn(), mod) + " = " + move.bucket() + " ORDER BY "
+          + String.join(", ", key);
+      try (PreparedStatement ps = src.prepareStatement("SELECT * FROM " + physical + sql);
+           ResultSet a = ps.executeQuery();
+           PreparedStatement pd = dst.prepareStatement("SELECT * FROM " + stagingTable(physical) + sql);
+           ResultSet b = pd.executeQuery()) {
         long rows = 0;
         while (true) {
           List<String> left = a.next() ? row(a) : null;
