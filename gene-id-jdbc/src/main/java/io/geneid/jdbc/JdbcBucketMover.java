@@ -613,24 +613,30 @@ public final class JdbcBucketMover {
   }
 
   /**
-   * Waits until every transaction open on the old node since before the freeze has ended: a write that passed the
-   * audit before the routers saw the freeze may belong to one, and must commit (or roll back) before the copy reads
-   * the bucket. The database lists its open transactions: MariaDB/MySQL {@code information_schema.INNODB_TRX} (of
-   * connections using the node's database), PostgreSQL {@code pg_stat_activity} (client backends of the database),
-   * H2 {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes). "Before" is the database's own
-   * clock, read once the routers have seen the freeze and {@code settle} has passed; a transaction begun later can
-   * not write the bucket (its write is refused by the audit).
+   * Waits until every transaction open on the old node at the freeze has ended: a write that passed the audit before
+   * the routers saw the freeze may belong to one, and must commit (or roll back) before the copy reads the bucket.
+   * Once the routers have seen the freeze and {@code settle} has passed, the mover takes the list of open
+   * transactions from the database, then waits until none of them is still open (a transaction begun later cannot
+   * write the bucket: its write is refused by the audit). MariaDB/MySQL lists them in
+   * {@code information_schema.INNODB_TRX} (connections whose database is the node's, by trx_id), PostgreSQL in
+   * {@code pg_stat_activity} (client backends of the database, by pid and xact_start), H2 in
+   * {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes).
    */
   private void awaitTransactions(BucketMove move) {
     long deadline = System.nanoTime() + transactionWait.toNanos();
     try (Connection c = target(move.from()).getConnection()) {
-      OpenTransactions open = OpenTransactions.of(c, move.from());
+      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+      String sql = product.contains("postgres") ? POSTGRES_TRANSACTIONS : product.contains("h2") ? H2_TRANSACTIONS
+          : MARIADB_TRANSACTIONS;
+      java.util.Set<String> atFreeze = openTransactions(c, sql, move.from()).keySet();
       while (true) {
-        List<String> waiting = open.startedBefore(c);
-        if (waiting.isEmpty()) {
+        Map<String, String> open = openTransactions(c, sql, move.from());
+        open.keySet().retainAll(atFreeze);
+        if (open.isEmpty()) {
           return;
         }
         if (System.nanoTime() > deadline) {
+          List<String> waiting = new ArrayList<>(open.values());
           throw new GeneIdException("transaction " + waiting.get(0) + ", did not end within "
               + transactionWait.toMillis() + " ms of bucket " + move.bucket() + "'s freeze; the bucket stays frozen on"
               + " target " + move.from() + ": end that transaction (a write of before the freeze may be in it), or"
@@ -645,104 +651,31 @@ public final class JdbcBucketMover {
     }
   }
 
-  /** The open transactions of one database, as its dialect lists them. */
-  private abstract static class OpenTransactions {
-    int target;
+  // each lists the other connections' open transactions, oldest first: an identity, a description, the age in ms
+  private static final String MARIADB_TRANSACTIONS = "SELECT t.trx_id, CONCAT('InnoDB ', t.trx_id, ' of connection ',"
+      + " t.trx_mysql_thread_id), CONCAT_WS(', ', p.USER, p.HOST, t.trx_state, LEFT(t.trx_query, 100)),"
+      + " TIMESTAMPDIFF(SECOND, t.trx_started, NOW()) * 1000 FROM information_schema.INNODB_TRX t"
+      + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+      + " WHERE t.trx_mysql_thread_id <> CONNECTION_ID() AND p.DB = DATABASE() ORDER BY t.trx_started";
+  private static final String POSTGRES_TRANSACTIONS = "SELECT pid || '/' || xact_start, 'of backend ' || pid"
+      + " || COALESCE(' (xid ' || backend_xid || ')', ''), concat_ws(', ', usename, client_addr, application_name,"
+      + " state, left(query, 100)), (extract(epoch from clock_timestamp() - xact_start) * 1000)::bigint"
+      + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+      + " AND backend_type = 'client backend' AND xact_start IS NOT NULL ORDER BY xact_start";
+  private static final String H2_TRANSACTIONS = "SELECT SESSION_ID, 'of H2 session ' || SESSION_ID,"
+      + " CONCAT_WS(', ', USER_NAME, SESSION_STATE, LEFT(EXECUTING_STATEMENT, 100)),"
+      + " DATEDIFF('MILLISECOND', SESSION_START, CURRENT_TIMESTAMP) FROM INFORMATION_SCHEMA.SESSIONS"
+      + " WHERE SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED ORDER BY SESSION_START";
 
-    static OpenTransactions of(Connection c, int target) throws SQLException {
-      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-      OpenTransactions open = product.contains("postgres") ? new Postgres(c) : product.contains("h2") ? new H2(c)
-          : new MariaDb(c);
-      open.target = target;
-      return open;
-    }
-
-    /** The transactions of other connections started before this was built, described, oldest first. */
-    abstract List<String> startedBefore(Connection c) throws SQLException;
-
-    List<String> describe(Connection c, String sql, Object... parameters) throws SQLException {
-      List<String> open = new ArrayList<>();
-      try (PreparedStatement ps = c.prepareStatement(sql)) {
-        for (int i = 0; i < parameters.length; i++) {
-          ps.setObject(i + 1, parameters[i]);
-        }
-        try (ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            open.add(rs.getString(1) + " on target " + target + ", open for " + rs.getLong(3) + " ms ("
-                + rs.getString(2) + ")");
-          }
-        }
-      }
-      return open;
-    }
-
-    static Object now(Connection c, String sql, Class<?> type) throws SQLException {
-      try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return Objects.requireNonNull(rs.getObject(1, type), sql);
+  private static Map<String, String> openTransactions(Connection c, String sql, int target) throws SQLException {
+    Map<String, String> open = new java.util.LinkedHashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        open.put(rs.getString(1), rs.getString(2) + " on target " + target + ", open for " + rs.getLong(4) + " ms ("
+            + rs.getString(3) + ")");
       }
     }
-
-    /** trx_started has whole seconds: a transaction of the freeze's second is waited for too. */
-    static final class MariaDb extends OpenTransactions {
-      private final Object freeze;
-
-      MariaDb(Connection c) throws SQLException {
-        freeze = now(c, "SELECT NOW()", java.time.LocalDateTime.class);
-      }
-
-      @Override
-      List<String> startedBefore(Connection c) throws SQLException {
-        return describe(c, "SELECT CONCAT('InnoDB ', t.trx_id, ' of connection ', t.trx_mysql_thread_id),"
-            + " CONCAT_WS(', ', p.USER, p.HOST, t.trx_state, LEFT(t.trx_query, 100)),"
-            + " TIMESTAMPDIFF(SECOND, t.trx_started, NOW()) * 1000 FROM information_schema.INNODB_TRX t"
-            + " LEFT JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
-            + " WHERE t.trx_mysql_thread_id <> CONNECTION_ID() AND t.trx_started <= ? AND p.DB = DATABASE()"
-            + " ORDER BY t.trx_started", freeze);
-      }
-    }
-
-    static final class Postgres extends OpenTransactions {
-      private final Object freeze;
-
-      Postgres(Connection c) throws SQLException {
-        freeze = now(c, "SELECT clock_timestamp()", java.time.OffsetDateTime.class);
-      }
-
-      @Override
-      List<String> startedBefore(Connection c) throws SQLException {
-        return describe(c, "SELECT 'of backend ' || pid || COALESCE(' (xid ' || backend_xid || ')', ''),"
-            + " concat_ws(', ', usename, client_addr, application_name, state,"
-            + " left(query, 100)), (extract(epoch from clock_timestamp() - xact_start) * 1000)::bigint"
-            + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            + " AND backend_type = 'client backend' AND xact_start < ? ORDER BY xact_start", freeze);
-      }
-    }
-
-    /** H2 lists no transaction start: the sessions with uncommitted changes at the freeze are waited for. */
-    static final class H2 extends OpenTransactions {
-      private final List<Object> sessions = new ArrayList<>();
-
-      H2(Connection c) throws SQLException {
-        try (PreparedStatement ps = c.prepareStatement("SELECT SESSION_ID FROM INFORMATION_SCHEMA.SESSIONS WHERE"
-            + " SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED"); ResultSet rs = ps.executeQuery()) {
-          while (rs.next()) {
-            sessions.add(rs.getObject(1));
-          }
-        }
-      }
-
-      @Override
-      List<String> startedBefore(Connection c) throws SQLException {
-        List<String> open = new ArrayList<>();
-        for (Object session : sessions) {
-          open.addAll(describe(c, "SELECT 'of H2 session ' || SESSION_ID, CONCAT_WS(', ', USER_NAME, SESSION_STATE,"
-              + " LEFT(EXECUTING_STATEMENT, 100)), DATEDIFF('MILLISECOND', SESSION_START, CURRENT_TIMESTAMP)"
-              + " FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID = ? AND CONTAINS_UNCOMMITTED", session));
-        }
-        return open;
-      }
-    }
+    return open;
   }
 
   /**
