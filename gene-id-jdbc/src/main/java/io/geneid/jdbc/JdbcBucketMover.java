@@ -618,7 +618,9 @@ public final class JdbcBucketMover {
    * Once the routers have seen the freeze and {@code settle} has passed, the mover takes the list of open
    * transactions from the database, then waits until none of them is still open (a transaction begun later cannot
    * write the bucket: its write is refused by the audit). MariaDB/MySQL lists them in
-   * {@code information_schema.INNODB_TRX} (connections whose database is the node's, by trx_id), PostgreSQL in
+   * {@code information_schema.INNODB_TRX} (connections whose database is the node's, by trx_id; MariaDB refreshes it
+   * only when it has not been read for 100 ms, so the mover reads it every 150 ms, and a tool that reads it more often
+   * keeps it stale), PostgreSQL in
    * {@code pg_stat_activity} (client backends of the database, by pid and xact_start), H2 in
    * {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes).
    */
@@ -628,7 +630,14 @@ public final class JdbcBucketMover {
       String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
       String sql = product.contains("postgres") ? POSTGRES_TRANSACTIONS : product.contains("h2") ? H2_TRANSACTIONS
           : MARIADB_TRANSACTIONS;
-      java.util.Set<String> atFreeze = openTransactions(c, sql, move.from()).keySet();
+      // MariaDB refreshes INNODB_TRX from a cache only when it has not been read for 100 ms: poll slower than that,
+      // and take the transactions open at the freeze from two reads, the second one surely fresh
+      Duration poll = sql == MARIADB_TRANSACTIONS ? Duration.ofMillis(150) : Duration.ofMillis(20);
+      java.util.Set<String> atFreeze = new java.util.HashSet<>(openTransactions(c, sql, move.from()).keySet());
+      if (sql == MARIADB_TRANSACTIONS) {
+        sleep(poll);
+        atFreeze.addAll(openTransactions(c, sql, move.from()).keySet());
+      }
       while (true) {
         Map<String, String> open = openTransactions(c, sql, move.from());
         open.keySet().retainAll(atFreeze);
@@ -643,7 +652,7 @@ public final class JdbcBucketMover {
               + " raise the transaction wait, and run the move again" + (waiting.size() > 1 ? " (" + (waiting.size()
               - 1) + " more open: " + waiting.subList(1, Math.min(waiting.size(), 4)) + ")" : ""));
         }
-        sleep(Duration.ofMillis(20));
+        sleep(poll);
       }
     } catch (SQLException e) {
       throw new GeneIdException("listing the transactions open on target " + move.from() + " failed: "
@@ -653,7 +662,8 @@ public final class JdbcBucketMover {
 
   // each lists the other connections' open transactions, oldest first: an identity, a description, the age in ms
   private static final String MARIADB_TRANSACTIONS = "SELECT t.trx_id, CONCAT('InnoDB ', t.trx_id, ' of connection ',"
-      + " t.trx_mysql_thread_id), CONCAT_WS(', ', p.USER, p.HOST, t.trx_state, LEFT(t.trx_query, 100)),"
+      + " t.trx_mysql_thread_id), CONCAT_WS(', ', p.USER, p.HOST, t.trx_state, NULLIF(p.STATE, ''), CONCAT(t.trx_rows_modified, ' rows"
+      + " modified'), CONCAT(t.trx_rows_locked, ' rows locked'), LEFT(t.trx_query, 100)),"
       + " TIMESTAMPDIFF(SECOND, t.trx_started, NOW()) * 1000 FROM information_schema.INNODB_TRX t"
       + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
       + " WHERE t.trx_mysql_thread_id <> CONNECTION_ID() AND p.DB = DATABASE() ORDER BY t.trx_started";
