@@ -301,9 +301,10 @@ final class ReshardMove implements Callable<Integer> {
     }
   }
 
-  /** {@code gene-id reshard cleanup}: deletes the rows of MOVED buckets from their old databases. */
+  /** {@code gene-id reshard cleanup}: deletes the set-aside rows of MOVED buckets from their old databases. */
   @Command(name = "cleanup", mixinStandardHelpOptions = true,
-      description = "Deletes the rows of every MOVED bucket from the databases it left, and marks it NORMAL. Run it"
+      description = "Deletes the rows of every MOVED bucket that the move set aside on the databases it left"
+          + " (<table>_gid_aside), and marks it NORMAL. Run it"
           + " once the move is finished and the applications route with the new map.")
   static final class Cleanup implements Callable<Integer> {
 
