@@ -3,7 +3,7 @@ package io.geneid.jdbc;
 /** The mover's scenarios of issue #29 on MARIADB. */
 class MariaDbBucketMoverScenarioTest extends AbstractJdbcBucketMoverScenarioTest {
   @Override
-  MoverDatabases.Kind kind() {
-    return MoverDatabases.Kind.MARIADB;
+  SegmentDatabase.Kind kind() {
+    return SegmentDatabase.Kind.MARIADB;
   }
 }

@@ -8,7 +8,9 @@ import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
 import io.geneid.core.bucket.BucketMove;
 import io.geneid.core.bucket.BucketState;
 import io.geneid.core.internal.Checks;
+import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
@@ -17,10 +19,17 @@ import java.sql.Statement;
 import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
@@ -305,8 +314,8 @@ public final class JdbcBucketMover {
 
   private static boolean exists(DataSource ds, String table) {
     try (Connection c = ds.getConnection()) {
-      java.sql.DatabaseMetaData md = c.getMetaData();
-      for (String name : new java.util.LinkedHashSet<>(List.of(table, table.toUpperCase(Locale.ROOT),
+      DatabaseMetaData md = c.getMetaData();
+      for (String name : new LinkedHashSet<>(List.of(table, table.toUpperCase(Locale.ROOT),
           table.toLowerCase(Locale.ROOT)))) {
         try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(), name, new String[] {"TABLE"})) {
           if (rs.next()) {
@@ -504,7 +513,7 @@ public final class JdbcBucketMover {
       List<String> key = primaryKey(src, physical, move.from());
       String order = String.join(", ", key);
       String after = key.size() == 1 ? key.get(0) + " > ?"
-          : "(" + order + ") > (" + String.join(", ", java.util.Collections.nCopies(key.size(), "?")) + ")";
+          : "(" + order + ") > (" + String.join(", ", Collections.nCopies(key.size(), "?")) + ")";
       // resume after the last row, in primary-key order, that an earlier run committed at the destination
       Object @Nullable [] last = null;
       try (PreparedStatement ps = dst.prepareStatement("SELECT " + order + " FROM " + stagingTable(physical)
@@ -543,7 +552,7 @@ public final class JdbcBucketMover {
               }
             }
             insert = "INSERT INTO " + stagingTable(physical) + " (" + columns + ") VALUES ("
-                + String.join(", ", java.util.Collections.nCopies(n, "?")) + ")";
+                + String.join(", ", Collections.nCopies(n, "?")) + ")";
             while (rs.next() && rows.size() < batchSize) {
               Object[] row = new Object[n];
               for (int i = 0; i < n; i++) {
@@ -594,10 +603,10 @@ public final class JdbcBucketMover {
    * compared in, so that no row is skipped at a batch boundary (a key column such as {@code order_id} is not unique).
    */
   private static List<String> primaryKey(Connection c, String physical, int target) throws SQLException {
-    java.sql.DatabaseMetaData md = c.getMetaData();
-    for (String name : new java.util.LinkedHashSet<>(List.of(physical, physical.toUpperCase(Locale.ROOT),
+    DatabaseMetaData md = c.getMetaData();
+    for (String name : new LinkedHashSet<>(List.of(physical, physical.toUpperCase(Locale.ROOT),
         physical.toLowerCase(Locale.ROOT)))) {
-      java.util.TreeMap<Short, String> columns = new java.util.TreeMap<>();
+      TreeMap<Short, String> columns = new TreeMap<>();
       try (ResultSet rs = md.getPrimaryKeys(c.getCatalog(), c.getSchema(), name)) {
         while (rs.next()) {
           columns.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
@@ -633,7 +642,7 @@ public final class JdbcBucketMover {
       // MariaDB refreshes INNODB_TRX from a cache only when it has not been read for 100 ms: poll slower than that,
       // and take the transactions open at the freeze from two reads, the second one surely fresh
       Duration poll = sql == MARIADB_TRANSACTIONS ? Duration.ofMillis(150) : Duration.ofMillis(20);
-      java.util.Set<String> atFreeze = new java.util.HashSet<>(openTransactions(c, sql, move.from()).keySet());
+      Set<String> atFreeze = new HashSet<>(openTransactions(c, sql, move.from()).keySet());
       if (sql == MARIADB_TRANSACTIONS) {
         sleep(poll);
         atFreeze.addAll(openTransactions(c, sql, move.from()).keySet());
@@ -678,7 +687,7 @@ public final class JdbcBucketMover {
       + " WHERE SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED ORDER BY SESSION_START";
 
   private static Map<String, String> openTransactions(Connection c, String sql, int target) throws SQLException {
-    Map<String, String> open = new java.util.LinkedHashMap<>();
+    Map<String, String> open = new LinkedHashMap<>();
     try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
       while (rs.next()) {
         open.put(rs.getString(1), rs.getString(2) + " on target " + target + ", open for " + rs.getLong(4) + " ms ("
@@ -733,8 +742,8 @@ public final class JdbcBucketMover {
     List<String> row = new ArrayList<>(n);
     for (int i = 1; i <= n; i++) {
       Object v = rs.getObject(i);
-      row.add(v instanceof byte[] ? java.util.HexFormat.of().formatHex((byte[]) v)
-          : v instanceof java.math.BigDecimal ? ((java.math.BigDecimal) v).stripTrailingZeros().toPlainString()
+      row.add(v instanceof byte[] ? HexFormat.of().formatHex((byte[]) v)
+          : v instanceof BigDecimal ? ((BigDecimal) v).stripTrailingZeros().toPlainString()
           : String.valueOf(v));
     }
     return row;

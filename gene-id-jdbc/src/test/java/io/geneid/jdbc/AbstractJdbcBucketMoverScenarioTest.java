@@ -10,6 +10,7 @@ import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMove;
 import io.geneid.core.bucket.BucketState;
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -38,9 +39,10 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
   static final int G = 6;
   static final int BUCKET = 5;
 
-  abstract MoverDatabases.Kind kind();
+  abstract SegmentDatabase.Kind kind();
 
-  MoverDatabases databases;
+  private SegmentDatabase db0;
+  private SegmentDatabase db1;
   HikariDataSource ds0;
   HikariDataSource ds1;
   private HikariDataSource storePool;
@@ -48,9 +50,10 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
 
   @BeforeEach
   void setUp() throws Exception {
-    databases = new MoverDatabases(kind());
-    ds0 = databases.create();
-    ds1 = databases.create();
+    db0 = SegmentDatabase.create(kind()); // databases of their own on the shared service, dropped at the end
+    db1 = SegmentDatabase.create(kind());
+    ds0 = db0.pool();
+    ds1 = db1.pool();
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl("jdbc:h2:mem:mover_store_" + System.nanoTime() + ";DB_CLOSE_DELAY=-1");
     storePool = new HikariDataSource(config);
@@ -68,7 +71,8 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
   @AfterEach
   void tearDown() {
     storePool.close();
-    databases.close();
+    db0.close();
+    db1.close();
   }
 
   JdbcBucketMover.Builder mover() {
@@ -154,7 +158,7 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
     long updated = 3L << G | BUCKET;
     long deleted = 4L << G | BUCKET;
     long inserted = 1000L << G | BUCKET;
-    try (Connection open = databases.connect(0)) {
+    try (Connection open = DriverManager.getConnection(db0.url(), kind().user, kind().password)) {
       open.setAutoCommit(false);
       try (Statement s = open.createStatement()) { // what passed the audit before the freeze
         s.executeUpdate("UPDATE t_order SET customer = 'updated' WHERE id = " + updated);
@@ -195,7 +199,7 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
   @Test
   void aTransactionThatStaysOpenStopsTheMoveNamingIt() throws Exception {
     itemsOfBucket(10);
-    try (Connection open = databases.connect(0)) {
+    try (Connection open = DriverManager.getConnection(db0.url(), kind().user, kind().password)) {
       open.setAutoCommit(false);
       try (Statement s = open.createStatement()) {
         s.executeUpdate("UPDATE t_order SET customer = 'open' WHERE id = " + (3L << G | BUCKET));

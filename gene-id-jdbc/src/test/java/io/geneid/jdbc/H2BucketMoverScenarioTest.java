@@ -3,7 +3,7 @@ package io.geneid.jdbc;
 /** The mover's scenarios of issue #29 on H2. */
 class H2BucketMoverScenarioTest extends AbstractJdbcBucketMoverScenarioTest {
   @Override
-  MoverDatabases.Kind kind() {
-    return MoverDatabases.Kind.H2;
+  SegmentDatabase.Kind kind() {
+    return SegmentDatabase.Kind.H2;
   }
 }
