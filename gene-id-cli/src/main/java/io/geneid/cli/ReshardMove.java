@@ -37,7 +37,7 @@ import picocli.CommandLine.Option;
  */
 @Command(name = "move", mixinStandardHelpOptions = true,
     description = {"Moves buckets to their new databases, one at a time: freeze, wait for the routers, copy in"
-        + " batches, verify count and id sum, switch. Progress is recorded in the map store; run it again after an"
+        + " batches, verify every column, switch. Progress is recorded in the map store; run it again after an"
         + " interruption and it resumes.",
         "The data sources and the tables come from the application's ShardingSphere YAML (--config): the tables"
             + " whose database strategy uses --algorithm, keyed by its sharding column."})
@@ -95,6 +95,11 @@ final class ReshardMove implements Callable<Integer> {
       + " long to wait for writes already past the audit; default 1s.")
   String settle = "1s";
 
+  @Option(names = "--transaction-wait", paramLabel = "<duration>", description = "How long to wait for the"
+      + " transactions open on the old database since before a freeze to end; past it the move stops, naming the"
+      + " oldest; default 30s.")
+  String transactionWait = "30s";
+
   @Option(names = "--router-wait", paramLabel = "<duration>", description = "How long to wait for the live"
       + " routers to see a change; default 30s.")
   String routerWait = "30s";
@@ -115,12 +120,14 @@ final class ReshardMove implements Callable<Integer> {
           + (exclusive == 0 ? "none was" : "both were") + " given");
     }
     SettingsReader options = SettingsReader.of(Map.of("batch-size", batchSize, "batch-pause", batchPause,
-        "settle", settle, "router-wait", routerWait, "live-window", liveWindow, "progress-every", progressEvery))
+        "settle", settle, "router-wait", routerWait, "transaction-wait", transactionWait, "live-window", liveWindow, "progress-every", progressEvery))
         .named(k -> "--" + k);
     int rows = options.intValue("batch-size", 1, 100_000, 500);
     Duration pause = options.duration("batch-pause", Duration.ZERO, Duration.ofMinutes(1), Duration.ZERO);
     Duration settleFor = options.duration("settle", Duration.ZERO, Duration.ofHours(1), Duration.ofSeconds(1));
     Duration wait = options.duration("router-wait", Duration.ofMillis(1), Duration.ofHours(1), Duration.ZERO);
+    Duration txWait = options.duration("transaction-wait", Duration.ofMillis(1), Duration.ofHours(1),
+        Duration.ZERO);
     Duration live = options.duration("live-window", Duration.ofMillis(1), Duration.ofHours(1), Duration.ZERO);
     long every = options.duration("progress-every", Duration.ZERO, Duration.ofHours(1), Duration.ZERO).toNanos();
     PrintWriter out = spec.commandLine().getOut();
@@ -174,13 +181,15 @@ final class ReshardMove implements Callable<Integer> {
         return 0;
       }
       long[] lastPrint = {System.nanoTime()};
-      int[] lastDone = {0};
+      int[] lastDone = {-1}; // the first record is where this run starts (an interrupted run's count)
       JdbcBucketMover mover = JdbcBucketMover.builder(setup.store(), setup.mapName()).targets(targets)
           .tables(setup.moverTables()).batchSize(rows).batchPause(pause).settle(settleFor).routerWait(wait)
-          .liveWindow(live).progressListener(p -> {
+          .transactionWait(txWait).liveWindow(live).progressListener(p -> {
             BucketMove m = p.bucket();
             String which = m == null ? "" : " bucket " + m.bucket() + " (" + m.from() + " -> " + m.to() + ")";
-            if (p.recorded().bucketsDone() > lastDone[0]) {
+            if (lastDone[0] < 0) {
+              lastDone[0] = p.recorded().bucketsDone();
+            } else if (p.recorded().bucketsDone() > lastDone[0]) {
               lastDone[0] = p.recorded().bucketsDone();
               out.println(Text.row("moved" + which, p.describe()));
               lastPrint[0] = System.nanoTime();
@@ -194,8 +203,10 @@ final class ReshardMove implements Callable<Integer> {
       long copied = results.stream().mapToLong(JdbcBucketMover.MoveResult::rowsCopied).sum();
       long longest = results.stream().mapToLong(r -> r.frozenFor().toMillis()).max().orElse(0);
       BucketMap after = setup.store().load(setup.mapName()).orElseThrow();
-      out.println(Text.row("done", results.size() + " buckets moved, " + copied + " rows copied, longest freeze "
-          + longest + " ms; map version " + after.version()));
+      MoveProgress whole = setup.store().progress(setup.mapName()).orElseThrow();
+      out.println(Text.row("done", whole.bucketsDone() + " buckets moved, " + whole.rowsCopied() + " rows copied"
+          + (whole.bucketsDone() == results.size() ? "" : " (" + results.size() + " buckets, " + copied
+              + " rows by this run)") + ", longest freeze " + longest + " ms; map version " + after.version()));
       out.println(Text.row("next", "gene-id reshard cleanup deletes the moved rows from their old databases"));
       out.println(Text.row("yaml", "type: GENE_BUCKET, props: {gene-bits: " + after.geneBits() + ", bucket-map: \""
           + after.format() + "\"}"));
@@ -290,9 +301,10 @@ final class ReshardMove implements Callable<Integer> {
     }
   }
 
-  /** {@code gene-id reshard cleanup}: deletes the rows of MOVED buckets from their old databases. */
+  /** {@code gene-id reshard cleanup}: deletes the set-aside rows of MOVED buckets from their old databases. */
   @Command(name = "cleanup", mixinStandardHelpOptions = true,
-      description = "Deletes the rows of every MOVED bucket from the databases it left, and marks it NORMAL. Run it"
+      description = "Deletes the rows of every MOVED bucket that the move set aside on the databases it left"
+          + " (<table>_gid_aside), and marks it NORMAL. Run it"
           + " once the move is finished and the applications route with the new map.")
   static final class Cleanup implements Callable<Integer> {
 

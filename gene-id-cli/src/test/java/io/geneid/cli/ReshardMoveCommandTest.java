@@ -154,7 +154,8 @@ class ReshardMoveCommandTest {
       assertThat(count(on, "t_order", "id", b)).as("orders of bucket %d on ds_%d", b, on).isEqualTo(b + 1);
       assertThat(count(on, "t_item_" + (b / 2) % 2, "order_id", b)).isEqualTo(2L * (b + 1));
     }
-    assertThat(count(0, "t_order", "id", 2)).as("still on the old database until cleanup").isEqualTo(3);
+    assertThat(count(0, "t_order", "id", 2)).as("gone from the old database's routed table").isZero();
+    assertThat(count(0, "t_order_gid_aside", "id", 2)).as("set aside there until cleanup").isEqualTo(3);
 
     status = CliRun.of(args("status"));
     assertThat(status.out())

@@ -74,9 +74,8 @@ class ReshardMoveKillTest {
     for (int i = 0; i < 4; i++) {
       ds.add(pool("ds_" + i));
       try (Connection c = ds.get(i).getConnection(); Statement s = c.createStatement()) {
-        // no primary key: a row copied twice would stay twice, and the checks below would see it
-        s.execute("CREATE TABLE t_order (id BIGINT NOT NULL, customer VARCHAR(32) NOT NULL)");
-        s.execute("CREATE INDEX t_order_id ON t_order (id)");
+        // the mover pages by the primary key; a row copied twice would fail the copy with a key violation
+        s.execute("CREATE TABLE t_order (id BIGINT PRIMARY KEY, customer VARCHAR(32) NOT NULL)");
       }
     }
     long[] sum = new long[GENES];
@@ -132,7 +131,7 @@ class ReshardMoveKillTest {
     assertThat(frozen).as("killed while bucket copies: it stays frozen on its old database").hasSize(1);
     assertThat(left.bucketsDone()).isLessThan(left.bucketsTotal()).isGreaterThanOrEqualTo(atKill.bucketsDone());
     int bucket = frozen.get(0);
-    long partial = count(ds.get(bucket % 4), bucket);
+    long partial = check(ds.get(bucket % 4), "t_order_gid_copy", bucket).rows(); // staged, routed nowhere
     assertThat(partial).as("bucket %d half copied at the kill", bucket).isPositive().isLessThan(ROWS_PER_BUCKET);
 
     Process second = startMover(yaml, "second");
@@ -155,6 +154,13 @@ class ReshardMoveKillTest {
     }
     MoveProgress finished = store.progress("orders").orElseThrow();
     assertThat(finished.bucketsDone()).isEqualTo(finished.bucketsTotal());
+    assertThat(finished.bucketsTotal()).as("progress counts the whole move, across the kill").isEqualTo(GENES / 2);
+    assertThat(finished.rowsCopied()).isEqualTo(GENES / 2 * ROWS_PER_BUCKET);
+    assertThat(finished.startedAtMillis()).as("the first run's start").isEqualTo(left.startedAtMillis());
+    assertThat(output).contains("done                       " + GENES / 2 + " buckets moved, "
+        + GENES / 2 * ROWS_PER_BUCKET + " rows copied (");
+    assertThat(output).containsPattern("moved bucket " + bucket + " \\(" + bucket % 2 + " -> " + bucket % 4
+        + "\\) +buckets " + (left.bucketsDone() + 1) + "/" + GENES / 2 + ", ");
 
     CliRun cleanup = CliRun.of("reshard", "cleanup", "--config", yaml.toString(), "--algorithm", "gene_db");
     assertThat(cleanup.status()).as(cleanup.err()).isZero();
@@ -206,16 +212,17 @@ class ReshardMoveKillTest {
   private record DataSourceCheck(long rows, long distinct, long sum) {}
 
   private static DataSourceCheck check(HikariDataSource ds, int bucket) throws Exception {
+    return check(ds, "t_order", bucket);
+  }
+
+  private static DataSourceCheck check(HikariDataSource ds, String table, int bucket) throws Exception {
     String where = bucket < 0 ? "" : " WHERE MOD(id, 16) = " + bucket;
     try (Connection c = ds.getConnection(); Statement s = c.createStatement();
-         ResultSet rs = s.executeQuery("SELECT COUNT(*), COUNT(DISTINCT id), COALESCE(SUM(id), 0) FROM t_order"
+         ResultSet rs = s.executeQuery("SELECT COUNT(*), COUNT(DISTINCT id), COALESCE(SUM(id), 0) FROM " + table
              + where)) {
       rs.next();
       return new DataSourceCheck(rs.getLong(1), rs.getLong(2), rs.getLong(3));
     }
   }
 
-  private static long count(HikariDataSource ds, int bucket) throws Exception {
-    return check(ds, bucket).rows();
-  }
 }

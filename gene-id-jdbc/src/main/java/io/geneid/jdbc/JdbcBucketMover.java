@@ -8,17 +8,28 @@ import io.geneid.core.bucket.BucketMapStore.RouterHeartbeat;
 import io.geneid.core.bucket.BucketMove;
 import io.geneid.core.bucket.BucketState;
 import io.geneid.core.internal.Checks;
+import java.math.BigDecimal;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.ResultSetMetaData;
 import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashSet;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
@@ -31,20 +42,45 @@ import org.slf4j.LoggerFactory;
  * Moves gene buckets between databases, one at a time, while the application keeps running: for each move
  * {@code (bucket, from, to)} it
  * <ol>
- *   <li>freezes the bucket in the map store (writes to it are refused by {@code GENE_BUCKET_FREEZE}) and waits until
- *       every live router routes with that version, then for {@code settle} (writes already past the audit land);
- *   <li>copies the bucket's rows of every table of the family from {@code from} to {@code to} in id order, in
- *       batches with keyset pagination ({@code id > last ORDER BY id}), each batch in one transaction; a restart
- *       resumes after the highest id already at {@code to}, so a crash mid-copy loses nothing and copies nothing
- *       twice;
- *   <li>verifies per table the row count and the sum of ids on both sides;
- *   <li>switches the bucket to {@code to} (state {@link BucketState#MOVED}) and waits for the routers.
+ *   <li>deletes the bucket's stale rows at {@code to} (a copy an earlier move left there) and freezes the bucket in
+ *       the map store (writes to it are refused by {@code GENE_BUCKET_FREEZE}); waits until every live router routes
+ *       with that version, then for {@code settle} (a statement already past the audit reaches its database), then
+ *       until every transaction open on {@code from} since before that moment has ended
+ *       ({@link Builder#transactionWait}; the database lists them), so no write admitted before the freeze commits
+ *       after the copy has read the bucket;
+ *   <li>copies the bucket's rows of every table of the family from {@code from} into a staging table at {@code to}
+ *       ({@link #stagingTable}, which no rule routes to) in primary-key order, in batches with keyset pagination
+ *       ({@code pk > last ORDER BY pk}, a unique order, so the children of an order straddling a batch boundary are
+ *       not skipped), each batch in one transaction; a restart resumes after the last row, in primary-key order,
+ *       committed in the staging table, so a crash mid-copy loses nothing and copies nothing twice;
+ *   <li>verifies, right before the switch, every table's rows of the bucket on both sides, every column, in
+ *       primary-key order (nothing can change them any more: the bucket is frozen and the transactions of before the
+ *       freeze have ended);
+ *   <li>switches: publishes the copy at {@code to} (staging table to routed table, one transaction), marks the
+ *       bucket {@link BucketState#MOVED} on {@code to}, waits for the routers, then sets the old rows aside at
+ *       {@code from} (routed table to {@link #asideTable}, one transaction).
  * </ol>
  * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
- * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}.
- * {@link #cleanup(String)} later deletes the moved buckets' rows from every other target and marks them NORMAL.
- * A bucket's rows are found by {@code MOD(<key column>, 2^G) = bucket}, which MariaDB/MySQL, PostgreSQL and H2 all
- * compute, for tables keyed by a gene id or a numeric parent key.
+ * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}; a run
+ * that resumes an interrupted one continues its counters (buckets 29/32 after 29 moved, not 0/3).
+ * {@link #cleanup(String)} later deletes the set-aside rows and marks the moved buckets NORMAL.
+ *
+ * <p><b>What reads see.</b> A read by key goes to the one node the router's map names; a statement without a
+ * sharding value (a scan, {@code COUNT(*)}) goes to every node's routed table. Until the switch, the bucket's rows
+ * are in {@code from}'s routed table only (the copy is staged), and every router names {@code from}. The switch
+ * orders its steps so that a read by key never misses a committed row: the copy is in {@code to}'s routed table
+ * before any router names {@code to}, and the old rows leave {@code from}'s routed table only once every live router
+ * names {@code to}. Routers do not switch at one instant, so for that interval, one router wait (about one refresh
+ * interval), both routed tables hold the bucket: a scan then counts its rows twice. No order avoids both (a router
+ * still on the old map must find the rows at {@code from} while one on the new map finds them at {@code to}); this one
+ * keeps reads by key exact, confines double counts to the switch of one bucket, and after it a scan counts every row
+ * once (before the set-aside existed, the old copies stayed in the routed tables until cleanup). A crash between the
+ * publication and the set-aside leaves the old rows in {@code from}'s routed table: {@link #cleanup} deletes them.
+ *
+ * <p>A bucket's rows are found by {@link #geneSql}, the gene routing computes ({@code key & (2^G - 1)}, negative keys
+ * included) in SQL that MariaDB/MySQL, PostgreSQL and H2 all run, for tables keyed by a gene id or a whole-number
+ * parent key; a table keyed by a string (whose gene is its CRC-32C) is refused by name before anything freezes, and
+ * so is a table without a primary key.
  */
 public final class JdbcBucketMover {
 
@@ -72,6 +108,7 @@ public final class JdbcBucketMover {
   private final Duration settle;
   private final Duration liveWindow;
   private final Duration batchPause;
+  private final Duration transactionWait;
   private final Consumer<Progress> listener;
   private final LongSupplier clock;
 
@@ -85,6 +122,7 @@ public final class JdbcBucketMover {
     this.settle = b.settle;
     this.liveWindow = b.liveWindow;
     this.batchPause = b.batchPause;
+    this.transactionWait = b.transactionWait;
     this.listener = b.listener;
     this.clock = b.clock;
   }
@@ -152,10 +190,178 @@ public final class JdbcBucketMover {
     }
   }
 
+  /**
+   * The SQL of the gene of a whole-number key column for {@code bucketCount = 2^G} buckets: its low G bits, as
+   * routing computes them ({@code Genes.of(long, int)}), negative keys included: {@code MOD(MOD(key, 2^G) + 2^G,
+   * 2^G)} ({@code MOD} of a negative number is negative or zero, so the inner {@code MOD} alone would put -59 in
+   * bucket -59, not 5). MariaDB/MySQL, PostgreSQL and H2 compute it alike.
+   */
+  public static String geneSql(String keyColumn, int bucketCount) {
+    return "MOD(MOD(" + keyColumn + ", " + bucketCount + ") + " + bucketCount + ", " + bucketCount + ")";
+  }
+
+  /** The table at the destination a bucket is copied into, which no rule routes to: {@code <table>_gid_copy}. */
+  public static String stagingTable(String physical) {
+    return physical + "_gid_copy";
+  }
+
+  /**
+   * The table at the source the moved rows are set aside in at the switch, which no rule routes to, until
+   * {@link #cleanup}: {@code <table>_gid_aside}.
+   */
+  public static String asideTable(String physical) {
+    return physical + "_gid_aside";
+  }
+
+  /** Creates, if missing, the staging table at the destination and the side table at the source, like the table. */
+  private void createSideTables(BucketMove move) {
+    for (Table table : tables) {
+      String physical = table.physicalTable().apply(move.bucket());
+      update(target(move.to()), "CREATE TABLE IF NOT EXISTS " + stagingTable(physical) + " AS SELECT * FROM "
+          + physical + " WHERE 1 = 0");
+      update(target(move.from()), "CREATE TABLE IF NOT EXISTS " + asideTable(physical) + " AS SELECT * FROM "
+          + physical + " WHERE 1 = 0");
+    }
+  }
+
+  /**
+   * Deletes, before a fresh freeze, the bucket's rows at the destination: in the staging table (a copy of an
+   * abandoned run), in the routed table (a copy a crash left between the publication and the switch) and in the
+   * side table (the copy set aside when the bucket last moved away from there, not yet cleaned up: a bucket moved
+   * back). The destination does not own the bucket, so no read by key goes there and nothing there is current; left
+   * in the staging table, such rows would pass for the copy of an interrupted run (which resumes after the last row
+   * it committed) and skip every row. A bucket already FROZEN is an interrupted move's: its staged rows are that
+   * run's copy, and are kept.
+   */
+  private void dropStaleCopies(BucketMove move, int bucketCount) {
+    long stale = 0;
+    for (Table table : tables) {
+      String physical = table.physicalTable().apply(move.bucket());
+      String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+      stale += update(target(move.to()), "DELETE FROM " + stagingTable(physical) + where);
+      stale += update(target(move.to()), "DELETE FROM " + physical + where);
+      if (exists(target(move.to()), asideTable(physical))) {
+        stale += update(target(move.to()), "DELETE FROM " + asideTable(physical) + where);
+      }
+    }
+    if (stale > 0) {
+      LOG.info("bucket {}: deleted {} stale rows at target {}, copies an earlier move left there", move.bucket(),
+          stale, move.to());
+    }
+  }
+
+  /**
+   * Publishes the verified copy at the destination: in one transaction there, the staged rows move into the routed
+   * table (after deleting any a crash left there) and leave the staging table.
+   */
+  private void publishCopy(BucketMove move, int bucketCount) {
+    try (Connection c = target(move.to()).getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        for (Table table : tables) {
+          String physical = table.physicalTable().apply(move.bucket());
+          String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+          st.executeUpdate("DELETE FROM " + physical + where);
+          int in = st.executeUpdate("INSERT INTO " + physical + " SELECT * FROM " + stagingTable(physical) + where);
+          int out = st.executeUpdate("DELETE FROM " + stagingTable(physical) + where);
+          if (in != out) {
+            throw new SQLException("published " + in + " rows of " + physical + " but staged " + out);
+          }
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("publishing the copy of bucket " + move.bucket() + " at target " + move.to()
+          + " failed: " + e.getMessage() + "; the bucket stays frozen on target " + move.from() + ", run the move"
+          + " again", e);
+    }
+  }
+
+  /**
+   * Sets the old rows aside at the source once every router reads the bucket at the destination: in one transaction
+   * there, the bucket's rows move from the routed table into {@link #asideTable}, which no rule routes to.
+   */
+  private long setAside(BucketMove move, int bucketCount) {
+    long rows = 0;
+    try (Connection c = target(move.from()).getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        for (Table table : tables) {
+          String physical = table.physicalTable().apply(move.bucket());
+          String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+          st.executeUpdate("INSERT INTO " + asideTable(physical) + " SELECT * FROM " + physical + where);
+          rows += st.executeUpdate("DELETE FROM " + physical + where);
+        }
+        c.commit();
+      } catch (SQLException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("setting bucket " + move.bucket() + "'s old rows aside at target " + move.from()
+          + " failed: " + e.getMessage() + "; the bucket is moved, its old rows stay in the routed tables there until"
+          + " gene-id reshard cleanup deletes them", e);
+    }
+    return rows;
+  }
+
+  private static boolean exists(DataSource ds, String table) {
+    try (Connection c = ds.getConnection()) {
+      DatabaseMetaData md = c.getMetaData();
+      for (String name : new LinkedHashSet<>(List.of(table, table.toUpperCase(Locale.ROOT),
+          table.toLowerCase(Locale.ROOT)))) {
+        try (ResultSet rs = md.getTables(c.getCatalog(), c.getSchema(), name, new String[] {"TABLE"})) {
+          if (rs.next()) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (SQLException e) {
+      throw new GeneIdException("looking for table " + table + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Refuses, before anything freezes, a key column whose gene SQL cannot compute: anything but a whole number (a
+   * string key's gene is the CRC-32C of its UTF-8 bytes).
+   */
+  private void checkKeyColumns(BucketMove move, int geneBits) {
+    for (Table table : tables) {
+      String physical = table.physicalTable().apply(move.bucket());
+      try (Connection c = target(move.from()).getConnection(); PreparedStatement ps = c.prepareStatement(
+          "SELECT " + table.keyColumn() + " FROM " + physical + " WHERE 1 = 0"); ResultSet rs = ps.executeQuery()) {
+        ResultSetMetaData md = rs.getMetaData();
+        int type = md.getColumnType(1);
+        boolean whole = type == Types.BIGINT || type == Types.INTEGER || type == Types.SMALLINT
+            || type == Types.TINYINT || (type == Types.NUMERIC || type == Types.DECIMAL) && md.getScale(1) == 0;
+        if (!whole) {
+          boolean text = type == Types.CHAR || type == Types.VARCHAR || type == Types.LONGVARCHAR
+              || type == Types.NCHAR || type == Types.NVARCHAR || type == Types.LONGNVARCHAR || type == Types.CLOB;
+          throw new GeneIdException(physical + "." + table.keyColumn() + " on target " + move.from() + " is "
+              + (text ? "a character column (" : "not a whole-number column (") + md.getColumnTypeName(1)
+              + "): the mover selects a bucket by the low " + geneBits + " bits of a whole-number key, and a string"
+              + " key's gene is its CRC-32C (Genes.of(String, int)), which SQL does not compute; move " + physical
+              + " by hand (see docs/resharding.md, 'Moving buckets offline') or key it by a whole number");
+        }
+      } catch (SQLException e) {
+        throw new GeneIdException("reading the key column " + table.keyColumn() + " of " + physical + " on target "
+            + move.from() + " failed: " + e.getMessage(), e);
+      }
+    }
+  }
+
   /** One run's counters, recorded in the store as they change. */
   private final class Run {
-    final long startedAt = clock.getAsLong();
-    final int total;
+    long startedAt = clock.getAsLong();
+    int total;
     int done;
     long rows;
     long version;
@@ -163,6 +369,20 @@ public final class JdbcBucketMover {
     Run(int total, long version) {
       this.total = total;
       this.version = version;
+    }
+
+    /**
+     * Continues the counters of an interrupted run of the same move: one whose last record is unfinished with as
+     * many buckets left as this run has to move (its frozen bucket among them).
+     */
+    void resume(@Nullable MoveProgress last) {
+      if (last != null && last.bucketsDone() < last.bucketsTotal()
+          && last.bucketsTotal() - last.bucketsDone() == total) {
+        total = last.bucketsTotal();
+        done = last.bucketsDone();
+        rows = last.rowsCopied();
+        startedAt = last.startedAtMillis();
+      }
     }
 
     void record(@Nullable BucketMove bucket) {
@@ -176,8 +396,8 @@ public final class JdbcBucketMover {
    * Moves every bucket whose target differs between the stored map and {@code next}, one at a time; a bucket already
    * on its new target is skipped, so a second run after a crash resumes.
    *
-   * @throws GeneIdException if the store or a database fails, the routers do not follow in time, or a verification
-   *     finds the two sides different (the bucket then stays frozen on its old node, which still has every row)
+   * @throws GeneIdException if the store or a database fails, the routers do not follow in time, a transaction of
+   *     before the freeze stays open past the transaction wait, or a verification finds the two sides different (the bucket then stays frozen on its old node, which still has every row)
    */
   public List<MoveResult> moveTo(BucketMap next) {
     BucketMap current = load();
@@ -196,6 +416,7 @@ public final class JdbcBucketMover {
       }
     }
     Run run = new Run(moves.size(), current.version());
+    run.resume(store.progress(name).orElse(null));
     run.record(moves.isEmpty() ? null : moves.get(0));
     List<MoveResult> results = new ArrayList<>();
     for (BucketMove move : moves) {
@@ -216,22 +437,30 @@ public final class JdbcBucketMover {
       throw new GeneIdException("bucket " + move.bucket() + " is on target " + map.target(move.bucket())
           + ", not " + move.from() + ", in map '" + name + "' version " + map.version());
     }
+    checkKeyColumns(move, map.geneBits());
+    createSideTables(move);
     long frozenAt = clock.getAsLong();
     if (map.state(move.bucket()) != BucketState.FROZEN) {
+      dropStaleCopies(move, map.bucketCount());
       map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
     }
     run.version = map.version();
     awaitRouters(map.version());
     sleep(settle);
+    awaitTransactions(move);
     long copied = 0;
     for (Table table : tables) {
       copied += copy(move, table, run);
+    }
+    for (Table table : tables) {
       verify(move, table);
     }
+    publishCopy(move, map.bucketCount());
     map = publish(map, map.withTarget(move.bucket(), move.to()).withState(List.of(move.bucket()),
         BucketState.MOVED));
     Duration frozen = Duration.ofMillis(clock.getAsLong() - frozenAt);
     awaitRouters(map.version());
+    setAside(move, map.bucketCount());
     run.version = map.version();
     run.done++;
     MoveProgress p = new MoveProgress(run.version, run.done, run.total, run.rows, run.startedAt, clock.getAsLong());
@@ -244,8 +473,8 @@ public final class JdbcBucketMover {
   }
 
   /**
-   * Deletes the rows of every {@link BucketState#MOVED} bucket from the targets it is no longer on, and marks it
-   * NORMAL.
+   * Deletes the rows of every {@link BucketState#MOVED} bucket from the targets it is no longer on (the rows set
+   * aside in {@link #asideTable}, and any a crash at the switch left in the routed table), and marks it NORMAL.
    *
    * @return the rows deleted
    */
@@ -259,8 +488,12 @@ public final class JdbcBucketMover {
           continue;
         }
         for (Table table : tables) {
-          deleted += update(target.getValue(), "DELETE FROM " + table.physicalTable().apply(bucket) + " WHERE MOD("
-              + table.keyColumn() + ", " + map.bucketCount() + ") = " + bucket);
+          String physical = table.physicalTable().apply(bucket);
+          String where = " WHERE " + geneSql(table.keyColumn(), map.bucketCount()) + " = " + bucket;
+          deleted += update(target.getValue(), "DELETE FROM " + physical + where); // left by a crash at the switch
+          if (exists(target.getValue(), asideTable(physical))) {
+            deleted += update(target.getValue(), "DELETE FROM " + asideTable(physical) + where);
+          }
         }
       }
     }
@@ -274,41 +507,52 @@ public final class JdbcBucketMover {
   private long copy(BucketMove move, Table table, Run run) {
     int mod = load().bucketCount();
     String physical = table.physicalTable().apply(move.bucket());
-    String where = "MOD(" + table.keyColumn() + ", " + mod + ") = " + move.bucket();
-    DataSource from = target(move.from());
-    DataSource to = target(move.to());
+    String where = geneSql(table.keyColumn(), mod) + " = " + move.bucket();
     long copied = 0;
-    try (Connection src = from.getConnection(); Connection dst = to.getConnection()) {
-      long last = Long.MIN_VALUE;
-      try (PreparedStatement max = dst.prepareStatement("SELECT MAX(" + table.keyColumn() + ") FROM " + physical
-          + " WHERE " + where); ResultSet rs = max.executeQuery()) {
-        if (rs.next() && rs.getObject(1) != null) {
-          last = rs.getLong(1); // resume after what a crashed run committed
+    try (Connection src = target(move.from()).getConnection(); Connection dst = target(move.to()).getConnection()) {
+      List<String> key = primaryKey(src, physical, move.from());
+      String order = String.join(", ", key);
+      String after = key.size() == 1 ? key.get(0) + " > ?"
+          : "(" + order + ") > (" + String.join(", ", Collections.nCopies(key.size(), "?")) + ")";
+      // resume after the last row, in primary-key order, that an earlier run committed at the destination
+      Object @Nullable [] last = null;
+      try (PreparedStatement ps = dst.prepareStatement("SELECT " + order + " FROM " + stagingTable(physical)
+          + " WHERE " + where + " ORDER BY " + String.join(" DESC, ", key) + " DESC")) {
+        ps.setMaxRows(1);
+        try (ResultSet rs = ps.executeQuery()) {
+          if (rs.next()) {
+            last = new Object[key.size()];
+            for (int i = 0; i < key.size(); i++) {
+              last[i] = rs.getObject(i + 1);
+            }
+          }
         }
       }
       dst.setAutoCommit(false);
-      String select = "SELECT * FROM " + physical + " WHERE " + where + " AND " + table.keyColumn() + " > ? ORDER BY "
-          + table.keyColumn();
       while (true) {
         List<Object[]> rows = new ArrayList<>();
-        String insert = null;
-        int keyIndex = -1;
-        try (PreparedStatement ps = src.prepareStatement(select)) {
+        String insert;
+        int[] keyIndex = new int[key.size()];
+        try (PreparedStatement ps = src.prepareStatement("SELECT * FROM " + physical + " WHERE " + where
+            + (last == null ? "" : " AND " + after) + " ORDER BY " + order)) {
           ps.setMaxRows(batchSize);
-          ps.setLong(1, last);
+          for (int i = 0; last != null && i < last.length; i++) {
+            ps.setObject(i + 1, last[i]);
+          }
           try (ResultSet rs = ps.executeQuery()) {
             ResultSetMetaData md = rs.getMetaData();
             int n = md.getColumnCount();
             StringBuilder columns = new StringBuilder();
-            StringBuilder marks = new StringBuilder();
             for (int i = 1; i <= n; i++) {
               columns.append(i > 1 ? ", " : "").append(md.getColumnLabel(i));
-              marks.append(i > 1 ? ", ?" : "?");
-              if (md.getColumnLabel(i).equalsIgnoreCase(table.keyColumn())) {
-                keyIndex = i - 1;
+              for (int k = 0; k < key.size(); k++) {
+                if (md.getColumnLabel(i).equalsIgnoreCase(key.get(k))) {
+                  keyIndex[k] = i - 1;
+                }
               }
             }
-            insert = "INSERT INTO " + physical + " (" + columns + ") VALUES (" + marks + ")";
+            insert = "INSERT INTO " + stagingTable(physical) + " (" + columns + ") VALUES ("
+                + String.join(", ", Collections.nCopies(n, "?")) + ")";
             while (rs.next() && rows.size() < batchSize) {
               Object[] row = new Object[n];
               for (int i = 0; i < n; i++) {
@@ -336,7 +580,11 @@ public final class JdbcBucketMover {
         }
         copied += rows.size();
         run.rows += rows.size();
-        last = ((Number) rows.get(rows.size() - 1)[keyIndex]).longValue();
+        Object[] lastRow = rows.get(rows.size() - 1);
+        last = new Object[key.size()];
+        for (int k = 0; k < key.size(); k++) {
+          last[k] = lastRow[keyIndex[k]];
+        }
         run.record(move);
         if (!batchPause.isZero()) {
           sleep(batchPause);
@@ -350,29 +598,157 @@ public final class JdbcBucketMover {
     return copied;
   }
 
-  private void verify(BucketMove move, Table table) {
-    int mod = load().bucketCount();
-    String physical = table.physicalTable().apply(move.bucket());
-    String sql = "SELECT COUNT(*), SUM(" + table.keyColumn() + ") FROM " + physical + " WHERE MOD("
-        + table.keyColumn() + ", " + mod + ") = " + move.bucket();
-    long[] source = countAndSum(target(move.from()), sql);
-    long[] copy = countAndSum(target(move.to()), sql);
-    if (source[0] != copy[0] || source[1] != copy[1]) {
-      throw new GeneIdException("bucket " + move.bucket() + " of " + physical + " differs after the copy: target "
-          + move.from() + " has " + source[0] + " rows (id sum " + source[1] + "), target " + move.to() + " has "
-          + copy[0] + " (id sum " + copy[1] + "); the bucket stays frozen on target " + move.from());
+  /**
+   * The primary key columns of {@code physical}, in key order: the unique order a bucket's rows are paged and
+   * compared in, so that no row is skipped at a batch boundary (a key column such as {@code order_id} is not unique).
+   */
+  private static List<String> primaryKey(Connection c, String physical, int target) throws SQLException {
+    DatabaseMetaData md = c.getMetaData();
+    for (String name : new LinkedHashSet<>(List.of(physical, physical.toUpperCase(Locale.ROOT),
+        physical.toLowerCase(Locale.ROOT)))) {
+      TreeMap<Short, String> columns = new TreeMap<>();
+      try (ResultSet rs = md.getPrimaryKeys(c.getCatalog(), c.getSchema(), name)) {
+        while (rs.next()) {
+          columns.put(rs.getShort("KEY_SEQ"), rs.getString("COLUMN_NAME"));
+        }
+      }
+      if (!columns.isEmpty()) {
+        return List.copyOf(columns.values());
+      }
+    }
+    throw new GeneIdException(physical + " on target " + target + " has no primary key: the mover pages a bucket's"
+        + " rows in primary-key order, the one order in which no row can be skipped or copied twice (a key column"
+        + " such as order_id is not unique); add a primary key to " + physical);
+  }
+
+  /**
+   * Waits until every transaction open on the old node at the freeze has ended: a write that passed the audit before
+   * the routers saw the freeze may belong to one, and must commit (or roll back) before the copy reads the bucket.
+   * Once the routers have seen the freeze and {@code settle} has passed, the mover takes the list of open
+   * transactions from the database, then waits until none of them is still open (a transaction begun later cannot
+   * write the bucket: its write is refused by the audit). MariaDB/MySQL lists them in
+   * {@code information_schema.INNODB_TRX} (connections whose database is the node's, by trx_id; MariaDB refreshes it
+   * only when it has not been read for 100 ms, so the mover reads it every 150 ms, and a tool that reads it more often
+   * keeps it stale), PostgreSQL in
+   * {@code pg_stat_activity} (client backends of the database, by pid and xact_start), H2 in
+   * {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes).
+   */
+  private void awaitTransactions(BucketMove move) {
+    long deadline = System.nanoTime() + transactionWait.toNanos();
+    try (Connection c = target(move.from()).getConnection()) {
+      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+      String sql = product.contains("postgres") ? POSTGRES_TRANSACTIONS : product.contains("h2") ? H2_TRANSACTIONS
+          : MARIADB_TRANSACTIONS;
+      // MariaDB refreshes INNODB_TRX from a cache only when it has not been read for 100 ms: poll slower than that,
+      // and take the transactions open at the freeze from two reads, the second one surely fresh
+      Duration poll = sql == MARIADB_TRANSACTIONS ? Duration.ofMillis(150) : Duration.ofMillis(20);
+      Set<String> atFreeze = new HashSet<>(openTransactions(c, sql, move.from()).keySet());
+      if (sql == MARIADB_TRANSACTIONS) {
+        sleep(poll);
+        atFreeze.addAll(openTransactions(c, sql, move.from()).keySet());
+      }
+      while (true) {
+        Map<String, String> open = openTransactions(c, sql, move.from());
+        open.keySet().retainAll(atFreeze);
+        if (open.isEmpty()) {
+          return;
+        }
+        if (System.nanoTime() > deadline) {
+          List<String> waiting = new ArrayList<>(open.values());
+          throw new GeneIdException("transaction " + waiting.get(0) + ", did not end within "
+              + transactionWait.toMillis() + " ms of bucket " + move.bucket() + "'s freeze; the bucket stays frozen on"
+              + " target " + move.from() + ": end that transaction (a write of before the freeze may be in it), or"
+              + " raise the transaction wait, and run the move again" + (waiting.size() > 1 ? " (" + (waiting.size()
+              - 1) + " more open: " + waiting.subList(1, Math.min(waiting.size(), 4)) + ")" : ""));
+        }
+        sleep(poll);
+      }
+    } catch (SQLException e) {
+      throw new GeneIdException("listing the transactions open on target " + move.from() + " failed: "
+          + e.getMessage() + "; the bucket stays frozen there, run the move again", e);
     }
   }
 
-  private static long[] countAndSum(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
-         ResultSet rs = ps.executeQuery()) {
-      rs.next();
-      return new long[] {rs.getLong(1), rs.getObject(2) == null ? 0 : rs.getBigDecimal(2).longValue()};
+  // each lists the other connections' open transactions, oldest first: an identity, a description, the age in ms
+  private static final String MARIADB_TRANSACTIONS = "SELECT t.trx_id, CONCAT('InnoDB ', t.trx_id, ' of connection ',"
+      + " t.trx_mysql_thread_id), CONCAT_WS(', ', p.USER, p.HOST, t.trx_state, NULLIF(p.STATE, ''), CONCAT(t.trx_rows_modified, ' rows"
+      + " modified'), CONCAT(t.trx_rows_locked, ' rows locked'), LEFT(t.trx_query, 100)),"
+      + " TIMESTAMPDIFF(SECOND, t.trx_started, NOW()) * 1000 FROM information_schema.INNODB_TRX t"
+      + " JOIN information_schema.PROCESSLIST p ON p.ID = t.trx_mysql_thread_id"
+      + " WHERE t.trx_mysql_thread_id <> CONNECTION_ID() AND p.DB = DATABASE() ORDER BY t.trx_started";
+  private static final String POSTGRES_TRANSACTIONS = "SELECT pid || '/' || xact_start, 'of backend ' || pid"
+      + " || COALESCE(' (xid ' || backend_xid || ')', ''), concat_ws(', ', usename, client_addr, application_name,"
+      + " state, left(query, 100)), (extract(epoch from clock_timestamp() - xact_start) * 1000)::bigint"
+      + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
+      + " AND backend_type = 'client backend' AND xact_start IS NOT NULL ORDER BY xact_start";
+  private static final String H2_TRANSACTIONS = "SELECT SESSION_ID, 'of H2 session ' || SESSION_ID,"
+      + " CONCAT_WS(', ', USER_NAME, SESSION_STATE, LEFT(EXECUTING_STATEMENT, 100)),"
+      + " DATEDIFF('MILLISECOND', SESSION_START, CURRENT_TIMESTAMP) FROM INFORMATION_SCHEMA.SESSIONS"
+      + " WHERE SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED ORDER BY SESSION_START";
+
+  private static Map<String, String> openTransactions(Connection c, String sql, int target) throws SQLException {
+    Map<String, String> open = new LinkedHashMap<>();
+    try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
+      while (rs.next()) {
+        open.put(rs.getString(1), rs.getString(2) + " on target " + target + ", open for " + rs.getLong(4) + " ms ("
+            + rs.getString(3) + ")");
+      }
+    }
+    return open;
+  }
+
+  /**
+   * Compares the bucket's rows on both sides, every column, in primary-key order, and names the first row that
+   * differs: a count and a sum of keys pass with a stale or changed column, or a row swapped for another.
+   */
+  private void verify(BucketMove move, Table table) {
+    int mod = load().bucketCount();
+    String physical = table.physicalTable().apply(move.bucket());
+    try (Connection src = target(move.from()).getConnection(); Connection dst = target(move.to()).getConnection()) {
+      List<String> key = primaryKey(src, physical, move.from());
+      String sql = " WHERE " + geneSql(table.keyColumn(), mod) + " = " + move.bucket() + " ORDER BY "
+          + String.join(", ", key);
+      try (PreparedStatement ps = src.prepareStatement("SELECT * FROM " + physical + sql);
+           ResultSet a = ps.executeQuery();
+           PreparedStatement pd = dst.prepareStatement("SELECT * FROM " + stagingTable(physical) + sql);
+           ResultSet b = pd.executeQuery()) {
+        long rows = 0;
+        while (true) {
+          List<String> left = a.next() ? row(a) : null;
+          List<String> right = b.next() ? row(b) : null;
+          if (left == null && right == null) {
+            return;
+          }
+          if (left == null || right == null || !left.equals(right)) {
+            throw new GeneIdException("bucket " + move.bucket() + " of " + physical + " differs after the copy: "
+                + (left == null ? "target " + move.from() + " has " + rows + " rows, target " + move.to()
+                    + " more, the next " + right
+                : right == null ? "target " + move.to() + " has " + rows + " rows, target " + move.from()
+                    + " more, the next " + left
+                : "the first row that differs, in primary-key order, is " + left + " on target " + move.from()
+                    + " but " + right + " on target " + move.to()) + "; the bucket stays frozen on target " + move.from());
+          }
+          rows++;
+        }
+      }
     } catch (SQLException e) {
-      throw new GeneIdException("verifying with " + sql + " failed: " + e.getMessage(), e);
+      throw new GeneIdException("verifying bucket " + move.bucket() + " of " + physical + " failed: "
+          + e.getMessage() + "; the bucket stays frozen on target " + move.from(), e);
     }
   }
+
+  private static List<String> row(ResultSet rs) throws SQLException {
+    int n = rs.getMetaData().getColumnCount();
+    List<String> row = new ArrayList<>(n);
+    for (int i = 1; i <= n; i++) {
+      Object v = rs.getObject(i);
+      row.add(v instanceof byte[] ? HexFormat.of().formatHex((byte[]) v)
+          : v instanceof BigDecimal ? ((BigDecimal) v).stripTrailingZeros().toPlainString()
+          : String.valueOf(v));
+    }
+    return row;
+  }
+
 
   private static long update(DataSource ds, String sql) {
     try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
@@ -444,6 +820,7 @@ public final class JdbcBucketMover {
     private Duration settle = Duration.ofSeconds(1);
     private Duration liveWindow = Duration.ofSeconds(30);
     private Duration batchPause = Duration.ZERO;
+    private Duration transactionWait = Duration.ofSeconds(30);
     private Consumer<Progress> listener = p -> { };
     private LongSupplier clock = System::currentTimeMillis;
 
@@ -489,6 +866,16 @@ public final class JdbcBucketMover {
      */
     public Builder liveWindow(Duration liveWindow) {
       this.liveWindow = Checks.duration("live window", liveWindow, Duration.ofMillis(1), Duration.ofHours(1));
+      return this;
+    }
+
+    /**
+     * How long to wait, after the routers have seen a freeze, for the transactions open on the old node since
+     * before it to end, in [1 ms, 1 h]; past it the move stops, naming the oldest. Default 30 s.
+     */
+    public Builder transactionWait(Duration transactionWait) {
+      this.transactionWait = Checks.duration("transaction wait", transactionWait, Duration.ofMillis(1),
+          Duration.ofHours(1));
       return this;
     }
 

@@ -62,11 +62,12 @@ class JdbcBucketMoverTest {
 
   @Test
   void resumesWhereACrashedRunStoppedAndCleansUp() throws Exception {
-    // what a run killed mid-copy leaves: the bucket frozen, the first batches committed on the new node
+    // what a run killed mid-copy leaves: the bucket frozen, the first batches in the new node's staging table
     BucketMap frozen = BucketMap.of(1, new int[] {0, 0}).withState(List.of(1), BucketState.FROZEN).withVersion(2);
     assertThat(store.compareAndSet("orders", -1, frozen)).isTrue();
+    sql(ds1, "CREATE TABLE " + JdbcBucketMover.stagingTable("t_order") + " AS SELECT * FROM t_order WHERE 1 = 0");
     for (long n = 1; n < 60; n += 2) {
-      sql(ds1, "INSERT INTO t_order VALUES (" + n + ", 'c" + n + "')");
+      sql(ds1, "INSERT INTO t_order_gid_copy VALUES (" + n + ", 'c" + n + "')");
     }
     JdbcBucketMover.MoveResult result = mover().move(new BucketMove(1, 0, 1));
     assertThat(result.rowsCopied()).as("only the rows the crashed run had not copied").isEqualTo(70);
@@ -131,11 +132,14 @@ class JdbcBucketMoverTest {
 
   @Test
   void aCopyThatDiffersLeavesTheBucketFrozenOnItsOldNode() throws Exception {
-    assertThat(store.compareAndSet("orders", -1, BucketMap.of(1, new int[] {0, 0}).withVersion(1))).isTrue();
-    sql(ds1, "INSERT INTO t_order VALUES (1001, 'stray')"); // a row the old node does not have
+    // an interrupted move's bucket, with a row at the new node that the old node does not have
+    assertThat(store.compareAndSet("orders", -1, BucketMap.of(1, new int[] {0, 0})
+        .withState(List.of(1), BucketState.FROZEN).withVersion(1))).isTrue();
+    sql(ds1, "CREATE TABLE t_order_gid_copy AS SELECT * FROM t_order WHERE 1 = 0");
+    sql(ds1, "INSERT INTO t_order_gid_copy VALUES (1001, 'stray')");
     assertThatThrownBy(() -> mover().move(new BucketMove(1, 0, 1)))
-        .hasMessage("bucket 1 of t_order differs after the copy: target 0 has 100 rows (id sum 10000), target 1"
-            + " has 1 (id sum 1001); the bucket stays frozen on target 0");
+        .hasMessage("bucket 1 of t_order differs after the copy: the first row that differs, in primary-key order, is"
+            + " [1, c1] on target 0 but [1001, stray] on target 1; the bucket stays frozen on target 0");
     BucketMap after = store.load("orders").orElseThrow();
     assertThat(after.target(1)).isZero();
     assertThat(after.state(1)).isEqualTo(BucketState.FROZEN);

@@ -12,7 +12,7 @@ import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
 
 /**
- * A database of its own for one test: created with a name unique to this module and run on the shared service
+ * A database of its own for one test (segment stores, the bucket mover): created with a name unique to this module and run on the shared service
  * (or in memory for H2), dropped by {@link #close()}. A service that cannot be reached fails the test, naming it.
  */
 final class SegmentDatabase implements AutoCloseable {

@@ -41,7 +41,7 @@ final class ShardedDatabases implements AutoCloseable {
         config.setJdbcUrl(backend.url(name));
         config.setUsername(backend.user());
         config.setPassword(backend.password());
-        config.setMaximumPoolSize(4);
+        config.setMaximumPoolSize(10); // writers, a scan and the mover at once (AbstractReshardEndToEndTest)
         config.setPoolName(name);
         HikariDataSource pool = new HikariDataSource(config);
         pools.add(pool);
