@@ -289,9 +289,7 @@ final class ReshardMove implements Callable<Integer> {
   }
 
   private static void warnWithoutRouters(ReshardSetup setup, Duration live, PrintWriter out) {
-    long now = System.currentTimeMillis();
-    long alive = setup.store().routers(setup.mapName()).stream()
-        .filter(r -> now - r.atMillis() <= live.toMillis()).count();
+    long alive = setup.store().liveRouters(setup.mapName(), live).size(); // by the store's clock
     if (alive == 0) {
       out.println(Text.row("warning", "no application routes with map '" + setup.mapName() + "' (no router"
           + " heartbeat within " + live.toMillis() + " ms): nothing refuses writes to a frozen bucket, so stop"
@@ -384,8 +382,10 @@ final class ReshardMove implements Callable<Integer> {
         }
         List<RouterHeartbeat> routers = setup.store().routers(setup.mapName());
         out.println(Text.row("routers", routers.isEmpty() ? "none has reported" : routers.size() + ""));
+        long storeNow = routers.isEmpty() ? now : setup.store().nowMillis(setup.mapName()); // heartbeats' clock
         for (RouterHeartbeat r : routers) {
-          out.println(Text.row("    " + r.routerId(), "version " + r.version() + ", seen " + ago(now, r.atMillis())));
+          out.println(Text.row("    " + r.routerId(), "version " + r.version() + ", seen "
+              + ago(storeNow, r.atMillis())));
         }
         Optional<MoveProgress> progress = setup.store().progress(setup.mapName());
         if (progress.isEmpty()) {

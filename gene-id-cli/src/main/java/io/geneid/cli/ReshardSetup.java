@@ -197,8 +197,8 @@ final class ReshardSetup implements AutoCloseable {
 
   /**
    * The rows of each bucket of the family, counted where {@code current} puts it: per target and physical table,
-   * {@code SELECT MOD(key, 2^G), COUNT(*) ... GROUP BY MOD(key, 2^G)}; rows of a bucket found elsewhere are not
-   * counted.
+   * {@code SELECT <gene>, COUNT(*) ... GROUP BY <gene>} with the mover's {@link JdbcBucketMover#geneSql} (negative keys
+   * included); rows of a bucket found elsewhere are not counted.
    */
   long[] countRows(BucketMap current) {
     long[] rows = new long[current.bucketCount()];
@@ -212,7 +212,7 @@ final class ReshardSetup implements AutoCloseable {
         Set<String> physical = new LinkedHashSet<>();
         own.forEach(b -> physical.add(table.physicalTable().apply(b)));
         for (String name : physical) {
-          String mod = "MOD(" + table.keyColumn() + ", " + current.bucketCount() + ")";
+          String mod = JdbcBucketMover.geneSql(table.keyColumn(), current.bucketCount());
           String sql = "SELECT " + mod + ", COUNT(*) FROM " + name + " GROUP BY " + mod;
           try (Connection c = ds.getConnection(); Statement st = c.createStatement();
                ResultSet rs = st.executeQuery(sql)) {

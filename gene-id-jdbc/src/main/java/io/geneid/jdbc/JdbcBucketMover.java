@@ -774,10 +774,10 @@ public final class JdbcBucketMover {
   private void awaitRouters(long version) {
     long deadline = System.nanoTime() + routerWait.toNanos();
     while (true) {
-      long now = clock.getAsLong();
+      // live by the store's own clock, never this host's against a router host's
       List<String> behind = new ArrayList<>();
-      for (RouterHeartbeat router : store.routers(name)) {
-        if (now - router.atMillis() <= liveWindow.toMillis() && router.version() < version) {
+      for (RouterHeartbeat router : store.liveRouters(name, liveWindow)) {
+        if (router.version() < version) {
           behind.add(router.routerId() + " (version " + router.version() + ")");
         }
       }
