@@ -14,6 +14,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.shardingsphere.infra.binder.context.statement.SQLStatementContext;
@@ -171,7 +172,7 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     String written = writtenTable(statement);
     if (written != null && !families.isEmpty() && !families.containsKey(written)) {
       for (Family other : families.values()) { // the table written has no frozen bucket; a subquery reads other
-        if (!other.switching().isEmpty()) {
+        if (other.switching() != null) {
           throw unprovedScan(statementType(statement), other, "it reads " + other.table + " through a subquery");
         }
       }
@@ -246,7 +247,7 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
    */
   private static void auditRead(SQLStatementContext context, SelectStatement select, List<Object> params,
       Map<String, Family> families) {
-    families.values().removeIf(f -> f.switching().isEmpty());
+    families.values().removeIf(f -> f.switching() == null);
     if (families.isEmpty()) {
       return;
     }
@@ -271,8 +272,7 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   }
 
   private static BucketFrozenException unprovedScan(String type, Family family, String why) {
-    GeneBucketShardingAlgorithm.FrozenBuckets f = family.frozen().stream().filter(s -> !s.switching().isEmpty())
-        .findFirst().orElseThrow();
+    GeneBucketShardingAlgorithm.FrozenBuckets f = Objects.requireNonNull(family.switching());
     return new BucketFrozenException(TYPE + ": " + type + " of " + family.table + " cannot be proved to avoid the"
         + " buckets " + BucketMap.formatBuckets(f.switching()) + ", switching to their new node (map version "
         + f.map().version() + "): " + why + "; while the routers follow the switch the bucket's rows are on two"
@@ -434,24 +434,20 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   }
 
   /** A table routed by {@code GENE_BUCKET}: its algorithms (database and table level) and sharding columns. */
-  private record Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns) {
-    /** The maps that refuse writes to some bucket, each with those buckets. */
-    List<GeneBucketShardingAlgorithm.FrozenBuckets> frozen() {
-      List<GeneBucketShardingAlgorithm.FrozenBuckets> result = new ArrayList<>();
-      for (GeneBucketShardingAlgorithm algorithm : algorithms) {
-        GeneBucketShardingAlgorithm.FrozenBuckets f = algorithm.frozenBuckets();
-        if (!f.buckets().isEmpty()) {
-          result.add(f);
-        }
-      }
-      return result;
+  private record Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns,
+      List<GeneBucketShardingAlgorithm.FrozenBuckets> frozen) {
+    /**
+     * Takes, once per statement, the maps of {@code algorithms} that refuse writes to some bucket, each with those
+     * buckets: a router may change an algorithm's map while the statement is audited.
+     */
+    Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns) {
+      this(table, algorithms, columns, algorithms.stream().map(GeneBucketShardingAlgorithm::frozenBuckets)
+          .filter(f -> !f.buckets().isEmpty()).toList());
     }
 
-    /** The buckets that refuse scans, of every algorithm of the table. */
-    List<Integer> switching() {
-      List<Integer> result = new ArrayList<>();
-      frozen().forEach(f -> result.addAll(f.switching()));
-      return result;
+    /** The first of those maps with buckets that refuse scans (SWITCHING), or null. */
+    GeneBucketShardingAlgorithm.@Nullable FrozenBuckets switching() {
+      return frozen.stream().filter(f -> !f.switching().isEmpty()).findFirst().orElse(null);
     }
 
     String columnList() {
