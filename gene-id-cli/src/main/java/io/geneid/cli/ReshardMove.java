@@ -168,7 +168,8 @@ final class ReshardMove implements Callable<Integer> {
       if (!frozen.isEmpty() || !switching.isEmpty() || !moved.isEmpty()) {
         out.println(Text.row("resuming", (frozen.isEmpty() ? "" : "bucket " + BucketMap.formatBuckets(frozen)
             + " FROZEN by an interrupted run continues; ") + (switching.isEmpty() ? "" : "the switch of bucket "
-            + BucketMap.formatBuckets(switching) + " an interrupted run began is finished first; ") + moved.size() + " bucket" + (moved.size() == 1 ? "" : "s")
+            + BucketMap.formatBuckets(switching) + " an interrupted run began is finished first; ") + moved.size()
+            + " bucket" + (moved.size() == 1 ? "" : "s")
             + " already MOVED (not yet cleaned up)"));
       }
       out.println(Text.row("moves", moves.size() + " of " + current.bucketCount() + " buckets"));

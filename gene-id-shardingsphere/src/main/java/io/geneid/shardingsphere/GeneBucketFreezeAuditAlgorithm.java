@@ -53,7 +53,8 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * ShardingSphere sharding auditor type {@code GENE_BUCKET_FREEZE}: while a bucket of a {@code GENE_BUCKET} family is
- * {@link BucketState#FROZEN} or {@link BucketState#SWITCHING} (a move is copying it, or switching it), refuses every {@code INSERT}, {@code UPDATE} or {@code DELETE} on
+ * {@link BucketState#FROZEN} or {@link BucketState#SWITCHING} (a move is copying it, or switching it), refuses
+ * every {@code INSERT}, {@code UPDATE} or {@code DELETE} on
  * the family that it cannot prove avoids every frozen bucket (a write to another table, whose subquery reads the
  * family, is not refused). It fails closed: a write goes through only when
  *

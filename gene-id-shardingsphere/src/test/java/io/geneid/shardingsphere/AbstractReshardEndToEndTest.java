@@ -250,7 +250,8 @@ abstract class AbstractReshardEndToEndTest {
         System.out.printf("reshard %s: %d + 2 back buckets moved (the first run interrupted in bucket 11), %d rows"
                 + " copied (orders and items), %d set aside and cleaned up, longest freeze %d ms, move %d ms; %d writes"
                 + " acknowledged (%d orders, %d items left, %d orders deleted), %d write retries (and %d after a deadlock), %d transactions held"
-                + " 300 ms (%d across a map change); %d scans (%d tables refused while switching), 0 rows twice; lost 0, duplicated 0, stale 0,"
+                + " 300 ms (%d across a map change); %d scans (%d tables refused while switching), 0 rows twice;"
+                + " lost 0, duplicated 0, stale 0,"
                 + " resurrected 0%n", backend(), 32, rowsMoved, setAside, longestFreeze, moveNanos / 1_000_000,
             acknowledged.get(), orders.size(), items.size(), deleted.size(), retries.get(), rollbacks.get(), holds.get(),
             heldAcrossAChange.get(), scans.get(), refusedScans.get());
