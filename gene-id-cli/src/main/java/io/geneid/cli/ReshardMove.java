@@ -163,10 +163,13 @@ final class ReshardMove implements Callable<Integer> {
       out.println(Text.row("current map", ReshardCommand.Plan.describe(current)));
       out.println(Text.row("new map", next.targetCount() + " targets: " + next.format()));
       List<Integer> frozen = current.bucketsIn(BucketState.FROZEN);
+      List<Integer> switching = current.bucketsIn(BucketState.SWITCHING);
       List<Integer> moved = current.bucketsIn(BucketState.MOVED);
-      if (!frozen.isEmpty() || !moved.isEmpty()) {
+      if (!frozen.isEmpty() || !switching.isEmpty() || !moved.isEmpty()) {
         out.println(Text.row("resuming", (frozen.isEmpty() ? "" : "bucket " + BucketMap.formatBuckets(frozen)
-            + " FROZEN by an interrupted run continues; ") + moved.size() + " bucket" + (moved.size() == 1 ? "" : "s")
+            + " FROZEN by an interrupted run continues; ") + (switching.isEmpty() ? "" : "the switch of bucket "
+            + BucketMap.formatBuckets(switching) + " an interrupted run began is finished first; ") + moved.size()
+            + " bucket" + (moved.size() == 1 ? "" : "s")
             + " already MOVED (not yet cleaned up)"));
       }
       out.println(Text.row("moves", moves.size() + " of " + current.bucketCount() + " buckets"));

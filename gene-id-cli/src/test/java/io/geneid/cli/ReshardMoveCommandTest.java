@@ -159,13 +159,13 @@ class ReshardMoveCommandTest {
 
     status = CliRun.of(args("status"));
     assertThat(status.out())
-        .contains("map                        version 9, 4 targets: 0=0,4; 1=1,5; 2=2,6; 3=3,7\n")
+        .contains("map                        version 17, 4 targets: 0=0,4; 1=1,5; 2=2,6; 3=3,7\n")
         .contains("    NORMAL                 4\n")
         .contains("    FROZEN                 0\n")
         .contains("    MOVED                  4: 2-3,6-7\n")
         .contains("routers                    none has reported\n")
         .containsPattern("last move                  finished: buckets 4/4, 66 rows, \\d+ rows/s, time left 0s\n")
-        .contains("map version 9)");
+        .contains("map version 17)");
 
     CliRun again = CliRun.of(args("move", "--to", "4"));
     assertThat(again.out()).contains("done                       nothing to move: the stored map is the new map");
@@ -173,7 +173,7 @@ class ReshardMoveCommandTest {
     CliRun cleanup = CliRun.of(args("cleanup"));
     assertThat(cleanup.status()).as(cleanup.err()).isZero();
     assertThat(cleanup.out()).contains("cleanup                    66 rows of 4 moved buckets deleted from their old"
-        + " databases [0, 1, 2, 3]; map version 10");
+        + " databases [0, 1, 2, 3]; map version 18");
     for (int b = 0; b < 8; b++) {
       for (int i = 0; i < 4; i++) {
         assertThat(count(i, "t_order", "id", b)).as("bucket %d on ds_%d", b, i).isEqualTo(i == b % 4 ? b + 1 : 0);
@@ -206,7 +206,7 @@ class ReshardMoveCommandTest {
          Connection c = store.getConnection(); Statement s = c.createStatement();
          ResultSet rs = s.executeQuery("SELECT name, version FROM shop_map ORDER BY name")) {
       assertThat(rs.next()).isTrue();
-      assertThat(rs.getString(1) + " " + rs.getLong(2)).isEqualTo("shop 9");
+      assertThat(rs.getString(1) + " " + rs.getLong(2)).isEqualTo("shop 17");
       assertThat(rs.next()).isTrue();
       assertThat(rs.getString(1)).as("the map the run moves to").isEqualTo("shop.next");
     }

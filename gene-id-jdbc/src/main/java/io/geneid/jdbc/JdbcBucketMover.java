@@ -56,9 +56,11 @@ import org.slf4j.LoggerFactory;
  *   <li>verifies, right before the switch, every table's rows of the bucket on both sides, every column, in
  *       primary-key order (nothing can change them any more: the bucket is frozen and the transactions of before the
  *       freeze have ended);
- *   <li>switches: publishes the copy at {@code to} (staging table to routed table, one transaction), marks the
- *       bucket {@link BucketState#MOVED} on {@code to}, waits for the routers, then sets the old rows aside at
- *       {@code from} (routed table to {@link #asideTable}, one transaction).
+ *   <li>switches: marks the bucket {@link BucketState#SWITCHING} (still on {@code from}) and waits for the routers
+ *       and {@code settle}; publishes the copy at {@code to} (staging table to routed table, one transaction);
+ *       switches the bucket to {@code to} (still SWITCHING) and waits for the routers; sets the old rows aside at
+ *       {@code from} (routed table to {@link #asideTable}, one transaction); marks the bucket
+ *       {@link BucketState#MOVED}, which takes writes again.
  * </ol>
  * After each batch and each bucket it stores a {@link MoveProgress} in the map store ({@code gene-id reshard status}
  * shows it) and hands it, with the rate and the time left, to the {@link Builder#progressListener listener}; a run
@@ -67,15 +69,28 @@ import org.slf4j.LoggerFactory;
  *
  * <p><b>What reads see.</b> A read by key goes to the one node the router's map names; a statement without a
  * sharding value (a scan, {@code COUNT(*)}) goes to every node's routed table. Until the switch, the bucket's rows
- * are in {@code from}'s routed table only (the copy is staged), and every router names {@code from}. The switch
- * orders its steps so that a read by key never misses a committed row: the copy is in {@code to}'s routed table
- * before any router names {@code to}, and the old rows leave {@code from}'s routed table only once every live router
- * names {@code to}. Routers do not switch at one instant, so for that interval, one router wait (about one refresh
- * interval), both routed tables hold the bucket: a scan then counts its rows twice. No order avoids both (a router
- * still on the old map must find the rows at {@code from} while one on the new map finds them at {@code to}); this one
- * keeps reads by key exact, confines double counts to the switch of one bucket, and after it a scan counts every row
- * once (before the set-aside existed, the old copies stayed in the routed tables until cleanup). A crash between the
- * publication and the set-aside leaves the old rows in {@code from}'s routed table: {@link #cleanup} deletes them.
+ * are in {@code from}'s routed table only (the copy is staged), and every router names {@code from}. Routers do not
+ * switch at one instant, and a router still on the old map must find the rows at {@code from} while one on the new
+ * map finds them at {@code to}: for that while both routed tables must hold the bucket, and a scan would count it
+ * twice. So the switch is bracketed by {@link BucketState#SWITCHING}, in which {@code GENE_BUCKET_FREEZE} refuses,
+ * with the retryable SQLState 40001, every statement of the family that cannot prove it avoids the bucket, and lets
+ * reads by key through. At every instant:
+ * <ul>
+ *   <li>before every live router has seen SWITCHING (plus {@code settle}, for a statement already past the audit),
+ *       only {@code from}'s routed table holds the bucket: a scan counts it once, a read by key finds it at
+ *       {@code from};
+ *   <li>from the publication of the copy to the set-aside, both routed tables hold it, and every live router refuses
+ *       scans; a router on the old map reads by key at {@code from}, one on the new map at {@code to}, and both hold
+ *       the same rows (the bucket takes no writes);
+ *   <li>the old rows leave {@code from} only once every live router names {@code to}, which holds them; from then on
+ *       one routed table holds the bucket, and MOVED lets scans through again.
+ * </ul>
+ * Reads by key of the switching bucket are not refused: the node they go to holds its committed rows throughout,
+ * so refusing them would cost availability and protect nothing. A router that cannot reach the map store is not
+ * waited for (it is not live) and routes with its last map; it refuses writes, not reads, so its scans and reads by
+ * key of a bucket that moved meanwhile can be wrong until it reaches the store again. A run interrupted while a bucket
+ * is SWITCHING leaves scans of the family refused until the next run, which first finishes that switch: the bucket's
+ * rows on every node other than the one the map names are set aside, and the bucket becomes MOVED.
  *
  * <p>A bucket's rows are found by {@link #geneSql}, the gene routing computes ({@code key & (2^G - 1)}, negative keys
  * included) in SQL that MariaDB/MySQL, PostgreSQL and H2 all run, for tables keyed by a gene id or a whole-number
@@ -277,7 +292,7 @@ public final class JdbcBucketMover {
       }
     } catch (SQLException e) {
       throw new GeneIdException("publishing the copy of bucket " + move.bucket() + " at target " + move.to()
-          + " failed: " + e.getMessage() + "; the bucket stays frozen on target " + move.from() + ", run the move"
+          + " failed: " + e.getMessage() + "; the bucket stays SWITCHING on target " + move.from() + ", run the move"
           + " again", e);
     }
   }
@@ -306,8 +321,8 @@ public final class JdbcBucketMover {
       }
     } catch (SQLException e) {
       throw new GeneIdException("setting bucket " + move.bucket() + "'s old rows aside at target " + move.from()
-          + " failed: " + e.getMessage() + "; the bucket is moved, its old rows stay in the routed tables there until"
-          + " gene-id reshard cleanup deletes them", e);
+          + " failed: " + e.getMessage() + "; the bucket stays SWITCHING (scans of the family and its writes are"
+          + " refused, retryably): run the move again, which sets them aside first", e);
     }
     return rows;
   }
@@ -401,6 +416,11 @@ public final class JdbcBucketMover {
    */
   public List<MoveResult> moveTo(BucketMap next) {
     BucketMap current = load();
+    int switched = 0; // buckets an interrupted run had switched to their new target: moved, counted as done
+    for (int b : current.bucketsIn(BucketState.SWITCHING)) {
+      current = finishSwitch(current, b); // an interrupted switch: its bucket stays where the map names it
+      switched += next.geneBits() == current.geneBits() && current.target(b) == next.target(b) ? 1 : 0;
+    }
     if (next.geneBits() != current.geneBits()) {
       throw new IllegalArgumentException("the new map has gene-bits " + next.geneBits() + " but map '" + name
           + "' has " + current.geneBits());
@@ -415,8 +435,9 @@ public final class JdbcBucketMover {
             + " stored map, version " + current.version() + ")");
       }
     }
-    Run run = new Run(moves.size(), current.version());
+    Run run = new Run(moves.size() + switched, current.version());
     run.resume(store.progress(name).orElse(null));
+    run.done += switched;
     run.record(moves.isEmpty() ? null : moves.get(0));
     List<MoveResult> results = new ArrayList<>();
     for (BucketMove move : moves) {
@@ -433,6 +454,9 @@ public final class JdbcBucketMover {
 
   private MoveResult move(BucketMove move, Run run) {
     BucketMap map = load();
+    if (map.state(move.bucket()) == BucketState.SWITCHING) {
+      map = finishSwitch(map, move.bucket()); // an interrupted switch; then the move starts over
+    }
     if (map.target(move.bucket()) != move.from()) {
       throw new GeneIdException("bucket " + move.bucket() + " is on target " + map.target(move.bucket())
           + ", not " + move.from() + ", in map '" + name + "' version " + map.version());
@@ -455,12 +479,16 @@ public final class JdbcBucketMover {
     for (Table table : tables) {
       verify(move, table);
     }
+    // the switch (see the class comment): scans refused, copy published, map switched, old rows set aside
+    map = publish(map, map.withState(List.of(move.bucket()), BucketState.SWITCHING));
+    awaitRouters(map.version());
+    sleep(settle); // a scan that passed the audit before the routers saw SWITCHING reaches its databases
     publishCopy(move, map.bucketCount());
-    map = publish(map, map.withTarget(move.bucket(), move.to()).withState(List.of(move.bucket()),
-        BucketState.MOVED));
-    Duration frozen = Duration.ofMillis(clock.getAsLong() - frozenAt);
+    map = publish(map, map.withTarget(move.bucket(), move.to()));
     awaitRouters(map.version());
     setAside(move, map.bucketCount());
+    map = publish(map, map.withState(List.of(move.bucket()), BucketState.MOVED));
+    Duration frozen = Duration.ofMillis(clock.getAsLong() - frozenAt);
     run.version = map.version();
     run.done++;
     MoveProgress p = new MoveProgress(run.version, run.done, run.total, run.rows, run.startedAt, clock.getAsLong());
@@ -470,6 +498,25 @@ public final class JdbcBucketMover {
         copied, frozen.toMillis(), progress.describe());
     listener.accept(progress);
     return new MoveResult(move, copied, frozen);
+  }
+
+  /**
+   * Finishes the switch of a bucket an interrupted run left {@link BucketState#SWITCHING}: its target (old or new)
+   * holds its rows, as a read by key needs; once every live router names that target, the bucket's rows on every other
+   * target are set aside, and the bucket becomes {@link BucketState#MOVED}. Scans stay refused until then.
+   */
+  private BucketMap finishSwitch(BucketMap map, int bucket) {
+    awaitRouters(map.version());
+    int owner = map.target(bucket);
+    for (int other : targets.keySet()) {
+      if (other != owner) {
+        BucketMove aside = new BucketMove(bucket, other, owner);
+        createSideTables(aside);
+        setAside(aside, map.bucketCount());
+      }
+    }
+    LOG.info("bucket {}: finished the switch an interrupted run left, the bucket stays on target {}", bucket, owner);
+    return publish(map, map.withState(List.of(bucket), BucketState.MOVED));
   }
 
   /**

@@ -74,7 +74,7 @@ class JdbcBucketMoverTest {
     BucketMap after = store.load("orders").orElseThrow();
     assertThat(after.target(1)).isEqualTo(1);
     assertThat(after.state(1)).isEqualTo(BucketState.MOVED);
-    assertThat(after.version()).isEqualTo(3);
+    assertThat(after.version()).as("SWITCHING at 3, switched at 4, MOVED at 5").isEqualTo(5);
     assertThat(count(ds1, "MOD(id, 2) = 1")).isEqualTo(100);
     assertThat(count(ds1, "MOD(id, 2) = 0")).isZero();
 
@@ -83,6 +83,36 @@ class JdbcBucketMoverTest {
     assertThat(count(ds0, "MOD(id, 2) = 0")).isEqualTo(100);
     assertThat(store.load("orders").orElseThrow().state(1)).isEqualTo(BucketState.NORMAL);
     assertThat(mover().moveTo(BucketMap.of(1, new int[] {0, 1}))).as("a second run has nothing left").isEmpty();
+  }
+
+  @Test
+  void aRunFinishesTheSwitchAnInterruptedRunLeftOnEitherTarget() throws Exception {
+    // killed after the copy was published and the map switched, before the set-aside: rows of bucket 1 on both
+    BucketMap switched = BucketMap.of(1, new int[] {0, 1}).withState(List.of(1), BucketState.SWITCHING)
+        .withVersion(4);
+    assertThat(store.compareAndSet("orders", -1, switched)).isTrue();
+    for (long n = 1; n < 200; n += 2) {
+      sql(ds1, "INSERT INTO t_order VALUES (" + n + ", 'c" + n + "')"); // the published copy
+    }
+    assertThat(count(ds1, "MOD(id, 2) = 1")).isEqualTo(100);
+    assertThat(mover().moveTo(BucketMap.of(1, new int[] {0, 1}))).as("the bucket is on its new target").isEmpty();
+    BucketMap after = store.load("orders").orElseThrow();
+    assertThat(after.state(1)).isEqualTo(BucketState.MOVED);
+    assertThat(count(ds0, "MOD(id, 2) = 1")).as("set aside on the old target").isZero();
+    assertThat(count(ds1, "MOD(id, 2) = 1")).isEqualTo(100);
+    assertThat(count(ds0, "MOD(id, 2) = 0")).isEqualTo(100);
+
+    // killed after the copy was published, before the map switched: the map still names the old target
+    assertThat(store.compareAndSet("orders", after.version(), after.withTarget(1, 0).withState(List.of(1),
+        BucketState.SWITCHING).withVersion(after.version() + 1))).isTrue();
+    sql(ds0, "INSERT INTO t_order SELECT * FROM t_order_gid_aside WHERE MOD(id, 2) = 1");
+    sql(ds0, "DELETE FROM t_order_gid_aside");
+    List<JdbcBucketMover.MoveResult> moved = mover().moveTo(BucketMap.of(1, new int[] {0, 1}));
+    assertThat(moved).as("the switch is finished on the old target, then the bucket moves again").hasSize(1);
+    assertThat(moved.get(0).rowsCopied()).isEqualTo(100);
+    assertThat(store.load("orders").orElseThrow().state(1)).isEqualTo(BucketState.MOVED);
+    assertThat(count(ds0, "MOD(id, 2) = 1")).isZero();
+    assertThat(count(ds1, "MOD(id, 2) = 1")).as("once, in the routed table").isEqualTo(100);
   }
 
   @Test
@@ -104,7 +134,8 @@ class JdbcBucketMoverTest {
     assertThat(last.timeLeft()).isEqualTo(Duration.ZERO);
     assertThat(store.progress("orders")).contains(last.recorded());
     assertThat(last.recorded().bucketsTotal()).isEqualTo(1);
-    assertThat(last.recorded().targetVersion()).as("frozen at 2, switched at 3").isEqualTo(3);
+    assertThat(last.recorded().targetVersion()).as("frozen at 2, SWITCHING at 3, switched at 4, MOVED at 5")
+        .isEqualTo(5);
     long elapsed = last.recorded().updatedAtMillis() - last.recorded().startedAtMillis();
     assertThat(last.rowsPerSecond()).isEqualTo(100 * 1000.0 / elapsed);
     assertThat(last.describe()).isEqualTo("buckets 1/1, 100 rows, " + Math.round(100 * 1000.0 / elapsed)

@@ -14,9 +14,11 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Properties;
 import java.util.Set;
 import org.apache.shardingsphere.infra.binder.context.statement.SQLStatementContext;
+import org.apache.shardingsphere.infra.binder.context.statement.dml.SelectStatementContext;
 import org.apache.shardingsphere.infra.binder.context.type.TableAvailable;
 import org.apache.shardingsphere.infra.exception.core.external.sql.ShardingSphereSQLException;
 import org.apache.shardingsphere.infra.metadata.database.ShardingSphereDatabase;
@@ -45,12 +47,14 @@ import org.apache.shardingsphere.sql.parser.statement.core.segment.generic.table
 import org.apache.shardingsphere.sql.parser.statement.core.statement.SQLStatement;
 import org.apache.shardingsphere.sql.parser.statement.core.statement.dml.DeleteStatement;
 import org.apache.shardingsphere.sql.parser.statement.core.statement.dml.InsertStatement;
+import org.apache.shardingsphere.sql.parser.statement.core.statement.dml.SelectStatement;
 import org.apache.shardingsphere.sql.parser.statement.core.statement.dml.UpdateStatement;
 import org.jspecify.annotations.Nullable;
 
 /**
  * ShardingSphere sharding auditor type {@code GENE_BUCKET_FREEZE}: while a bucket of a {@code GENE_BUCKET} family is
- * {@link BucketState#FROZEN} (a move is copying it), refuses every {@code INSERT}, {@code UPDATE} or {@code DELETE} on
+ * {@link BucketState#FROZEN} or {@link BucketState#SWITCHING} (a move is copying it, or switching it), refuses
+ * every {@code INSERT}, {@code UPDATE} or {@code DELETE} on
  * the family that it cannot prove avoids every frozen bucket (a write to another table, whose subquery reads the
  * family, is not refused). It fails closed: a write goes through only when
  *
@@ -68,8 +72,19 @@ import org.jspecify.annotations.Nullable;
  * A refusal is the retryable {@link BucketFrozenException} naming the bucket, the table and the value (or why the
  * statement could not be proved). It reaches JDBC callers as a {@link java.sql.SQLException} of SQLState
  * {@value #SQL_STATE} (a serialization failure: retry the transaction) and vendor code {@value #VENDOR_CODE}, with the
- * same message and the {@code BucketFrozenException} as its cause. Reads are never refused: they keep going to the
- * bucket's old node. While no bucket of the family is frozen nothing is refused and nothing is parsed. A
+ * same message and the {@code BucketFrozenException} as its cause. Reads of a frozen bucket are not refused: they
+ * keep going to the bucket's old node, which holds its rows.
+ *
+ * <p>While a bucket is {@link BucketState#SWITCHING} its rows may be in the routed tables of two nodes (the mover
+ * publishes the copy before the routers follow the switch, and sets the old rows aside after), so a {@code SELECT}
+ * of the family is refused the same way unless it reads one table (no join, subquery, {@code UNION} or {@code WITH})
+ * and every {@code OR} branch of its {@code WHERE} names values of a sharding column ({@code =} or {@code IN} of
+ * literals or parameters): such a read goes to the nodes the router's map names, which hold the rows throughout the
+ * switch, and is let through even for the switching bucket (refusing it would protect nothing). A scan
+ * ({@code COUNT(*)}, a filter on another column, a range) is refused for the switch of the bucket (about two refreshes
+ * of the map), and so is a write to another table whose subquery reads the family. ShardingSphere 5.5.2 audits every
+ * statement that names tables, reads included ({@code ShardingSQLAuditor}). While no bucket of the family is frozen
+ * or switching nothing is refused and nothing is parsed. A
  * {@code GENE_BUCKET} that follows a map store ({@link GeneBucketShardingAlgorithm#follow}) also refuses every write
  * while the store has not been reached within its bound ({@link BucketMapStaleException}, the same SQLState).
  *
@@ -131,7 +146,8 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   private static void audit(SQLStatementContext context, List<Object> params, RuleMetaData globalRuleMetaData,
       ShardingSphereDatabase database) {
     SQLStatement statement = context.getSqlStatement();
-    if (!(statement instanceof InsertStatement || statement instanceof UpdateStatement
+    boolean read = statement instanceof SelectStatement;
+    if (!(read || statement instanceof InsertStatement || statement instanceof UpdateStatement
         || statement instanceof DeleteStatement) || !(context instanceof TableAvailable tables)) {
       return;
     }
@@ -148,11 +164,23 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     if (families.isEmpty()) {
       return;
     }
+    if (read) {
+      auditRead(context, (SelectStatement) statement, params, families);
+      return;
+    }
     families.values().forEach(f -> f.algorithms.forEach(GeneBucketShardingAlgorithm::checkWritable));
     families.values().removeIf(f -> f.frozen().isEmpty()); // a table with no frozen bucket cannot touch one
     String written = writtenTable(statement);
-    if (families.isEmpty() || (written != null && !families.containsKey(written))) {
-      return; // nothing frozen, or the table written has no frozen bucket (a subquery may read one): nothing to prove
+    if (written != null && !families.isEmpty() && !families.containsKey(written)) {
+      for (Family other : families.values()) { // the table written has no frozen bucket; a subquery reads other
+        if (other.switching() != null) {
+          throw unprovedScan(statementType(statement), other, "it reads " + other.table + " through a subquery");
+        }
+      }
+      return; // a subquery reads a frozen bucket, which keeps its rows on one node: nothing to prove
+    }
+    if (families.isEmpty()) {
+      return;
     }
     String type = statementType(statement);
     Family family = written != null ? families.get(written) : families.values().iterator().next();
@@ -212,6 +240,48 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     }
   }
 
+  /**
+   * A read while a bucket of a family it reads is SWITCHING: accepted when it reads one table (no join, subquery,
+   * UNION or WITH) and every OR branch of its WHERE names values of a sharding column (= or IN), whatever their
+   * buckets: such a read goes to the nodes the router's map names, which hold the rows throughout the switch. Any other
+   * read (a scan) goes to every node, two of which may hold the switching bucket, and is refused.
+   */
+  private static void auditRead(SQLStatementContext context, SelectStatement select, List<Object> params,
+      Map<String, Family> families) {
+    families.values().removeIf(f -> f.switching() == null);
+    if (families.isEmpty()) {
+      return;
+    }
+    Family family = families.values().iterator().next();
+    if (families.size() > 1 || !(select.getFrom().orElse(null) instanceof SimpleTableSegment from)
+        || select.getWithSegment().isPresent() || select.getCombine().isPresent()
+        || (context instanceof SelectStatementContext s && (s.isContainsSubquery() || s.isContainsJoinQuery()))) {
+      throw unprovedScan("SELECT", family, "it reads a join, a subquery, a UNION or a WITH");
+    }
+    Set<String> names = new HashSet<>(Set.of(family.table));
+    from.getAliasName().ifPresent(alias -> names.add(alias.toLowerCase(Locale.ROOT)));
+    WhereSegment where = select.getWhere().orElse(null);
+    if (where == null) {
+      throw unprovedScan("SELECT", family, "it names no value of " + family.columnList());
+    }
+    for (AndPredicate branch : ExpressionExtractor.extractAndPredicates(where.getExpr())) {
+      if (branch.getPredicates().stream().noneMatch(p -> values(p, family.columns, names, params) != null)) {
+        throw unprovedScan("SELECT", family, "the OR branch " + text(branch) + " names no value of "
+            + family.columnList() + " (= or IN of literals or parameters)");
+      }
+    }
+  }
+
+  private static BucketFrozenException unprovedScan(String type, Family family, String why) {
+    GeneBucketShardingAlgorithm.FrozenBuckets f = Objects.requireNonNull(family.switching());
+    return new BucketFrozenException(TYPE + ": " + type + " of " + family.table + " cannot be proved to avoid the"
+        + " buckets " + BucketMap.formatBuckets(f.switching()) + ", switching to their new node (map version "
+        + f.map().version() + "): " + why + "; while the routers follow the switch the bucket's rows are on two"
+        + " nodes and a scan could count them twice, so it is refused. Retry in a moment (about one refresh of the"
+        + " map), or name the rows by " + family.columnList() + " in every OR branch", f.switching().get(0),
+        f.map().version());
+  }
+
   /** Every row of an INSERT: a value of a sharding column of each family table, none in a frozen bucket. */
   private static void auditInsertRows(String type, Map<String, Family> families, List<ShardingCondition> rows) {
     for (Family family : families.values()) {
@@ -245,8 +315,10 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     for (GeneBucketShardingAlgorithm algorithm : family.algorithms) {
       int bucket = (int) algorithm.gene(where, value);
       BucketMap map = algorithm.map();
-      if (map.state(bucket) == BucketState.FROZEN) {
-        throw new BucketFrozenException(TYPE + ": bucket " + bucket + " is frozen while it moves (map version "
+      BucketState state = map.state(bucket);
+      if (state.refusesWrites()) {
+        throw new BucketFrozenException(TYPE + ": bucket " + bucket + (state == BucketState.SWITCHING
+            ? " is switching to its new node" : " is frozen while it moves") + " (map version "
             + map.version() + "): " + type + " of " + where + " = " + value + " refused; retry in a few seconds, the"
             + " write then goes to the bucket's new node", bucket, map.version());
       }
@@ -363,16 +435,20 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   }
 
   /** A table routed by {@code GENE_BUCKET}: its algorithms (database and table level) and sharding columns. */
-  private record Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns) {
-    List<GeneBucketShardingAlgorithm.FrozenBuckets> frozen() {
-      List<GeneBucketShardingAlgorithm.FrozenBuckets> result = new ArrayList<>();
-      for (GeneBucketShardingAlgorithm algorithm : algorithms) {
-        GeneBucketShardingAlgorithm.FrozenBuckets f = algorithm.frozenBuckets();
-        if (!f.buckets().isEmpty()) {
-          result.add(f);
-        }
-      }
-      return result;
+  private record Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns,
+      List<GeneBucketShardingAlgorithm.FrozenBuckets> frozen) {
+    /**
+     * Takes, once per statement, the maps of {@code algorithms} that refuse writes to some bucket, each with those
+     * buckets: a router may change an algorithm's map while the statement is audited.
+     */
+    Family(String table, List<GeneBucketShardingAlgorithm> algorithms, Set<String> columns) {
+      this(table, algorithms, columns, algorithms.stream().map(GeneBucketShardingAlgorithm::frozenBuckets)
+          .filter(f -> !f.buckets().isEmpty()).toList());
+    }
+
+    /** The first of those maps with buckets that refuse scans (SWITCHING), or null. */
+    GeneBucketShardingAlgorithm.@Nullable FrozenBuckets switching() {
+      return frozen.stream().filter(f -> !f.switching().isEmpty()).findFirst().orElse(null);
     }
 
     String columnList() {

@@ -295,8 +295,11 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     return m;
   }
 
-  /** A map and its {@link BucketState#FROZEN} buckets. */
-  record FrozenBuckets(BucketMap map, List<Integer> buckets) {}
+  /**
+   * A map, its buckets that refuse writes ({@link BucketState#FROZEN} and {@link BucketState#SWITCHING}) and those
+   * that refuse scans ({@link BucketState#SWITCHING}).
+   */
+  record FrozenBuckets(BucketMap map, List<Integer> buckets, List<Integer> switching) {}
 
   /**
    * The map it routes with now and its frozen buckets, found once per map: {@link GeneBucketFreezeAuditAlgorithm}
@@ -306,7 +309,13 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     BucketMap m = map();
     FrozenBuckets f = frozen;
     if (f == null || f.map() != m) {
-      f = new FrozenBuckets(m, m.bucketsIn(BucketState.FROZEN));
+      List<Integer> refusing = new ArrayList<>();
+      for (int b = 0; b < m.bucketCount(); b++) {
+        if (m.state(b).refusesWrites()) {
+          refusing.add(b);
+        }
+      }
+      f = new FrozenBuckets(m, List.copyOf(refusing), m.bucketsIn(BucketState.SWITCHING));
       frozen = f;
     }
     return f;

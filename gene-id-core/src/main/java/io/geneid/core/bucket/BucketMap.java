@@ -390,9 +390,11 @@ public record BucketMap(int geneBits, long version, int[] targets, BucketState[]
   @Override
   public String toString() {
     List<Integer> frozen = bucketsIn(BucketState.FROZEN);
+    List<Integer> switching = bucketsIn(BucketState.SWITCHING);
     List<Integer> moved = bucketsIn(BucketState.MOVED);
     return "BucketMap[" + GeneRouting.GENE_BITS + "=" + geneBits + ", version=" + version + ", " + format()
         + (frozen.isEmpty() ? "" : ", frozen=" + ranges(frozen))
+        + (switching.isEmpty() ? "" : ", switching=" + ranges(switching))
         + (moved.isEmpty() ? "" : ", moved=" + ranges(moved)) + "]";
   }
 }
