@@ -19,101 +19,8 @@ import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/**
- * {@code reshard plan --count-rows}, {@code move}, {@code status} and {@code cleanup} in this JVM, on H2 in-memory
- * databases: orders keyed by {@code id} (one table per database) and items keyed by {@code order_id} (two tables per
- * database, chosen by {@code GENE_MOD} with gene-divisor 2), gene-bits 3, grown from 2 databases to 4.
- */
-class ReshardMoveCommandTest {
-
-  @TempDir
-  Path dir;
-
-  private final String prefix = "rmc_" + Long.toString(System.nanoTime(), 36);
-  private final List<HikariDataSource> ds = new ArrayList<>();
-  private Path yaml;
-
-  private String url(String db) {
-    return "jdbc:h2:mem:" + prefix + "_" + db + ";DB_CLOSE_DELAY=-1";
-  }
-
-  @BeforeEach
-  void setUp() throws Exception {
-    for (int i = 0; i < 4; i++) {
-      HikariConfig config = new HikariConfig();
-      config.setJdbcUrl(url("ds_" + i));
-      config.setUsername("sa"); // the user ds_0 and ds_1 of the YAML log in as
-      config.setMaximumPoolSize(2);
-      ds.add(new HikariDataSource(config));
-      sql(i, "CREATE TABLE t_order (id BIGINT PRIMARY KEY, customer VARCHAR(32) NOT NULL)");
-      sql(i, "CREATE TABLE t_item_0 (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL)");
-      sql(i, "CREATE TABLE t_item_1 (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL)");
-    }
-    // 8 buckets (gene-bits 3); bucket b holds b + 1 orders, each with 2 items; GENE_MOD of 2: bucket b on ds_(b % 2)
-    for (int b = 0; b < 8; b++) {
-      for (long n = 1; n <= b + 1; n++) {
-        long order = (n << 8) | b;
-        sql(b % 2, "INSERT INTO t_order VALUES (" + order + ", 'c" + n + "')");
-        for (long k = 0; k < 2; k++) {
-          sql(b % 2, "INSERT INTO t_item_" + (b / 2) % 2 + " VALUES (" + ((order << 4) | k) + ", " + order + ")");
-        }
-      }
-    }
-    System.setProperty(prefix + "_PW", "");
-    yaml = Files.writeString(dir.resolve("app.yaml"), """
-        dataSources:
-          ds_0: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: "%s", username: sa, password: "$${%s_PW}"}
-          ds_1: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: "%s", username: sa, password: "$${UNSET_%s::}"}
-          ds_2: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, url: "%s", user: sa}
-          ds_3: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: "%s", username: sa}
-        rules:
-        - !SHARDING
-          tables:
-            t_order:
-              actualDataNodes: ds_${0..3}.t_order
-              databaseStrategy:
-                standard:
-                  shardingColumn: id
-                  shardingAlgorithmName: gene_db
-            t_item:
-              actualDataNodes: ds_${0..3}.t_item_${0..1}
-              databaseStrategy:
-                standard:
-                  shardingColumn: order_id
-                  shardingAlgorithmName: gene_db
-              tableStrategy:
-                standard:
-                  shardingColumn: order_id
-                  shardingAlgorithmName: gene_table
-            t_other:
-              actualDataNodes: ds_0.t_other
-          shardingAlgorithms:
-            gene_db:
-              type: GENE_BUCKET
-              props:
-                sharding-count: 2
-                gene-bits: 3
-            gene_table:
-              type: GENE_MOD
-              props:
-                sharding-count: 2
-                gene-divisor: 2
-                gene-bits: 3
-        """.formatted(url("ds_0"), prefix, url("ds_1"), prefix, url("ds_2"), url("ds_3")));
-  }
-
-  @AfterEach
-  void tearDown() {
-    System.clearProperty(prefix + "_PW");
-    ds.forEach(HikariDataSource::close);
-  }
-
-  private String[] args(String command, String... more) {
-    List<String> all = new ArrayList<>(List.of("reshard", command, "--config", yaml.toString(), "--algorithm",
-        "gene_db", "--map-store-url", url("store"), "--map-name", "orders"));
-    all.addAll(List.of(more));
-    return all.toArray(String[]::new);
-  }
+/** {@code reshard} on the H2 fixture, the map in an H2 database. */
+class ReshardMoveCommandTest extends AbstractReshardMoveCommandTest {
 
   @Test
   void plansWithRowCountsMovesShowsStatusAndCleansUp() throws Exception {
@@ -212,46 +119,6 @@ class ReshardMoveCommandTest {
     }
   }
 
-  /** The same with the map in Redis (the shared server on 127.0.0.1:6379, keys under a prefix of this test). */
-  @Test
-  void takesARedisMapStoreFromTheAlgorithmsProperties() throws Exception {
-    String keyPrefix = "gid-cli-test-" + prefix + ":";
-    Files.writeString(yaml, Files.readString(yaml).replace("""
-                sharding-count: 2
-                gene-bits: 3
-        """, """
-                sharding-count: 2
-                gene-bits: 3
-                map-store: redis
-                map-store-url: "redis://127.0.0.1:6379"
-                map-store-key-prefix: "%s"
-                map-name: shop
-        """.formatted(keyPrefix)));
-    io.lettuce.core.RedisClient client = io.lettuce.core.RedisClient.create("redis://127.0.0.1:6379");
-    try (var connection = client.connect()) {
-      CliRun move = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4",
-          "--settle", "0ms");
-      assertThat(move.status()).as(move.err()).isZero();
-      assertThat(move.out()).startsWith("map store                  redis://127.0.0.1:6379, key prefix " + keyPrefix
-          + ", map 'shop'\n");
-      CliRun status = CliRun.of("reshard", "status", "--config", yaml.toString(), "--algorithm", "gene_db");
-      assertThat(status.status()).as(status.err()).isZero();
-      assertThat(status.out()).contains("    MOVED                  4: ");
-      List<String> keys = connection.sync().keys(keyPrefix + "*");
-      assertThat(keys).isNotEmpty();
-      connection.sync().del(keys.toArray(String[]::new));
-    } finally {
-      client.shutdown();
-    }
-  }
-
-  private static HikariConfig hikari(String url) {
-    HikariConfig config = new HikariConfig();
-    config.setJdbcUrl(url);
-    config.setUsername("sa");
-    return config;
-  }
-
   @Test
   void explainsWhatTheYamlLacks() throws Exception {
     assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4"))
@@ -285,23 +152,5 @@ class ReshardMoveCommandTest {
         .isEqualTo("gene-id reshard move: password of data source ds_0 refers to $${NOT_SET_" + prefix + "}, which is"
             + " neither an environment variable nor a system property, and has no default ($${NOT_SET_" + prefix
             + "::default})\n");
-  }
-
-  private void sql(int i, String sql) throws Exception {
-    try (Connection c = ds.get(i).getConnection(); Statement s = c.createStatement()) {
-      s.execute(sql);
-    }
-  }
-
-  private long count(int i, String table, String column, int bucket) throws Exception {
-    try (Connection c = ds.get(i).getConnection();
-         PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM " + table + " WHERE MOD(" + column
-             + ", 8) = ?")) {
-      ps.setInt(1, bucket);
-      try (ResultSet rs = ps.executeQuery()) {
-        rs.next();
-        return rs.getLong(1);
-      }
-    }
   }
 }
