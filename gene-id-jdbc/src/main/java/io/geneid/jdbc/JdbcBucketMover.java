@@ -270,9 +270,8 @@ public final class JdbcBucketMover {
    * table (after deleting any a crash left there) and leave the staging table.
    */
   private void publishCopy(BucketMove move, int bucketCount) {
-    try (Connection c = target(move.to()).getConnection()) {
-      c.setAutoCommit(false);
-      try (Statement st = c.createStatement()) {
+    try {
+      inTransaction(target(move.to()), st -> {
         for (Table table : tables) {
           String physical = table.physicalTable().apply(move.bucket());
           String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
@@ -283,13 +282,8 @@ public final class JdbcBucketMover {
             throw new SQLException("published " + in + " rows of " + physical + " but staged " + out);
           }
         }
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+        return null;
+      });
     } catch (SQLException e) {
       throw new GeneIdException("publishing the copy of bucket " + move.bucket() + " at target " + move.to()
           + " failed: " + e.getMessage() + "; the bucket stays SWITCHING on target " + move.from() + ", run the move"
@@ -302,29 +296,45 @@ public final class JdbcBucketMover {
    * there, the bucket's rows move from the routed table into {@link #asideTable}, which no rule routes to.
    */
   private long setAside(BucketMove move, int bucketCount) {
-    long rows = 0;
-    try (Connection c = target(move.from()).getConnection()) {
-      c.setAutoCommit(false);
-      try (Statement st = c.createStatement()) {
+    try {
+      return inTransaction(target(move.from()), st -> {
+        long rows = 0;
         for (Table table : tables) {
           String physical = table.physicalTable().apply(move.bucket());
           String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
           st.executeUpdate("INSERT INTO " + asideTable(physical) + " SELECT * FROM " + physical + where);
           rows += st.executeUpdate("DELETE FROM " + physical + where);
         }
-        c.commit();
-      } catch (SQLException e) {
-        c.rollback();
-        throw e;
-      } finally {
-        c.setAutoCommit(true);
-      }
+        return rows;
+      });
     } catch (SQLException e) {
       throw new GeneIdException("setting bucket " + move.bucket() + "'s old rows aside at target " + move.from()
           + " failed: " + e.getMessage() + "; the bucket stays SWITCHING (scans of the family and its writes are"
           + " refused, retryably): run the move again, which sets them aside first", e);
     }
-    return rows;
+  }
+
+  /** Work on one statement of a transaction. */
+  @FunctionalInterface
+  private interface InTransaction<T> {
+    T run(Statement statement) throws SQLException;
+  }
+
+  /** Runs {@code work} in one transaction on {@code ds}: committed if it returns, rolled back if it throws. */
+  private static <T> T inTransaction(DataSource ds, InTransaction<T> work) throws SQLException {
+    try (Connection c = ds.getConnection()) {
+      c.setAutoCommit(false);
+      try (Statement st = c.createStatement()) {
+        T result = work.run(st);
+        c.commit();
+        return result;
+      } catch (SQLException | RuntimeException e) {
+        c.rollback();
+        throw e;
+      } finally {
+        c.setAutoCommit(true);
+      }
+    }
   }
 
   private static boolean exists(DataSource ds, String table) {
