@@ -1,7 +1,7 @@
 package io.geneid.benchmarks;
 
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import org.openjdk.jmh.annotations.Benchmark;

@@ -1,12 +1,12 @@
 package io.geneid.benchmarks;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.internal.GeneSpread;
-import io.geneid.core.internal.ParentKeys;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneSpread;
+import io.geneid.core.internal.Scopes;
+import io.geneid.core.GeneClock;
 import org.jspecify.annotations.Nullable;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -94,7 +94,7 @@ public class IdCostBenchmark {
   /** The scope lookup outside every {@code GeneContext} scope: no thread-local read until a scope is first opened. */
   @Benchmark
   public @Nullable Object partScopeLookup() {
-    return ParentKeys.next();
+    return Scopes.next();
   }
 
   /** The gene of a root row: a thread-local read and one step of the walk. */

@@ -1,7 +1,7 @@
 package io.geneid.context;
 
 import io.geneid.core.GeneContext;
-import io.geneid.core.internal.GeneScopes;
+import io.geneid.core.internal.Scopes;
 import io.micrometer.context.ContextRegistry;
 import io.micrometer.context.ThreadLocalAccessor;
 
@@ -31,8 +31,6 @@ public final class GeneContextAccessor implements ThreadLocalAccessor<Object> {
    */
   public static final String KEY = "io.geneid.core.GeneContext";
 
-  private static final GeneScopes.Access SCOPES = GeneScopes.get();
-
   /**
    * The value of a thread without a scope. "No parent" is a state to carry like any other: a root id submitted from
    * a thread without a scope must spread on the worker too, not take a scope some earlier task left there. With
@@ -57,7 +55,7 @@ public final class GeneContextAccessor implements ThreadLocalAccessor<Object> {
   /** This thread's scope, exactly as it is (to be restored), or a value meaning "no scope"; never null. */
   @Override
   public Object getValue() {
-    Object state = SCOPES.current();
+    Object state = Scopes.current();
     return state == null ? NO_SCOPE : state;
   }
 
@@ -71,28 +69,28 @@ public final class GeneContextAccessor implements ThreadLocalAccessor<Object> {
   @Override
   public void setValue(Object value) {
     if (value == NO_SCOPE) {
-      SCOPES.install(null);
+      Scopes.install(null);
     } else {
-      SCOPES.install(value instanceof GeneContext.Scope ? SCOPES.carried(value) : SCOPES.carrying(value));
+      Scopes.install(value instanceof Scopes.Frame ? Scopes.carried(value) : Scopes.carrying(value));
     }
   }
 
   /** No scope on this thread: the value of the context is absent. */
   @Override
   public void setValue() {
-    SCOPES.install(null);
+    Scopes.install(null);
   }
 
   /** Gives this thread back exactly the state {@link #getValue()} read. */
   @Override
   public void restore(Object previousValue) {
-    SCOPES.install(previousValue == NO_SCOPE ? null : previousValue);
+    Scopes.install(previousValue == NO_SCOPE ? null : previousValue);
   }
 
   /** Gives this thread back "no scope". */
   @Override
   public void restore() {
-    SCOPES.install(null);
+    Scopes.install(null);
   }
 
   @Override

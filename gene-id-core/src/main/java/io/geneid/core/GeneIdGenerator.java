@@ -1,10 +1,11 @@
 package io.geneid.core;
 
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.internal.Batches;
+import io.geneid.core.internal.Checks;
 
 /**
  * What integrations (ShardingSphere, MyBatis-Plus, Spring) need from a gene-aware id source. Implemented by
- * {@link GeneSnowflakeGenerator} and by the lease-holding and segment generators, so an integration works with
+ * {@link io.geneid.core.snowflake.GeneSnowflakeGenerator} and by the lease-holding and segment generators, so an integration works with
  * any of them.
  *
  * <h2>What an id call throws, and when to retry</h2>
@@ -17,7 +18,7 @@ import io.geneid.core.snowflake.GeneSnowflakeGenerator;
  *       worker id by itself).
  *   <li>{@link io.geneid.core.lease.WorkerLeaseLostException} (leased generators): the lease could not be renewed in
  *       time, so the generator fenced itself. It recovers by itself when the store answers again: retry later, or
- *       wait with {@link io.geneid.core.lease.LeasedGeneGenerator#awaitIssuing(java.time.Duration)}.
+ *       wait with {@link io.geneid.core.snowflake.LeasedGeneGenerator#awaitIssuing(java.time.Duration)}.
  *   <li>{@link GeneIdException} (segment generators): the store could not hand out a segment in time; retry later.
  *   <li>{@link GeneIdException} after {@code close()}, from every generator: closed for good, do not retry.
  * </ul>
@@ -26,7 +27,7 @@ import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 public interface GeneIdGenerator {
 
   /** The largest batch of {@link #nextIds(int)} and {@link #nextIdsFor(long, int)}. */
-  int MAX_BATCH = 65_536;
+  int MAX_BATCH = Batches.MAX_BATCH;
 
   /**
    * An id for a root row (gene spread over all genes so roots balance over shards), or, while a
@@ -42,16 +43,22 @@ public interface GeneIdGenerator {
   long nextId(long gene);
 
   /** An id carrying the gene of a numeric parent key: it routes like the parent. */
-  long nextIdFor(long parentKey);
+  default long nextIdFor(long parentKey) {
+    return nextId(getGene(parentKey));
+  }
 
   /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
-  long nextIdFor(String parentKey);
+  default long nextIdFor(String parentKey) {
+    return nextId(Genes.of(parentKey, geneBits()));
+  }
 
   /**
    * An id carrying the gene of a parent key of any supported type (whole numbers, strings, UUIDs; see
    * {@link GeneIdLayout#geneOfKey(Object)}).
    */
-  long nextIdForKey(Object parentKey);
+  default long nextIdForKey(Object parentKey) {
+    return nextId(Genes.ofKey(parentKey, geneBits()));
+  }
 
   /**
    * {@code n} ids, as {@code n} calls of {@link #nextId()} on this thread would make them (the open
@@ -75,8 +82,28 @@ public interface GeneIdGenerator {
    */
   long[] nextIdsFor(long parentKey, int n);
 
+  /**
+   * One id per entry of {@code genes}, in order, each carrying its entry's gene; each gene's ids are reserved as one
+   * run ({@link #nextIdsFor(long, int)} with the gene as the key), so one gene's ids ascend in the order of its
+   * entries. For batches whose genes the caller chose, such as a {@link GeneSpread}'s.
+   *
+   * @throws IllegalArgumentException if the length is not in {@code [1, MAX_BATCH]} or a gene is not in
+   *     {@code [0, 2^G - 1]}
+   */
+  default long[] nextIdsWithGenes(int[] genes) {
+    Batches.checkCount(genes.length);
+    long maxGene = (1L << geneBits()) - 1;
+    for (int gene : genes) {
+      Checks.range("gene", gene, 0, maxGene);
+    }
+    return Batches.byGene(genes, (gene, into, from, count) ->
+        System.arraycopy(nextIdsFor(gene, count), 0, into, from, count));
+  }
+
   /** The gene of an id or of any numeric key: {@code id & (2^G - 1)}. */
-  long getGene(long id);
+  default long getGene(long id) {
+    return id & ((1L << geneBits()) - 1);
+  }
 
   /** G: how many low bits of an id carry the gene. */
   int geneBits();

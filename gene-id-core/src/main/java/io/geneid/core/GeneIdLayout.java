@@ -1,7 +1,6 @@
 package io.geneid.core;
 
 import io.geneid.core.internal.Checks;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -259,7 +258,7 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
 
   /**
    * A warning when this layout's timestamp field runs out within {@code horizon} of {@code now}, else empty.
-   * {@link GeneSnowflakeGenerator} logs it once per layout when a generator is built; a zero horizon never warns.
+   * {@link io.geneid.core.snowflake.GeneSnowflakeGenerator} logs it once per layout when a generator is built; a zero horizon never warns.
    *
    * @throws IllegalArgumentException if {@code horizon} is negative
    */

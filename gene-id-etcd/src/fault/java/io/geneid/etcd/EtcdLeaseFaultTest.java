@@ -3,7 +3,7 @@ package io.geneid.etcd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.testing.Await;

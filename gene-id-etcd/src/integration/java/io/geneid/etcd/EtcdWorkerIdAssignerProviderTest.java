@@ -1,9 +1,11 @@
 package io.geneid.etcd;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.snowflake.GeneIdRegistry;
@@ -44,23 +46,23 @@ class EtcdWorkerIdAssignerProviderTest {
 
   @Test
   void badSettingsAreNamedWithTheirRangeAndValue() {
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props()))
+    assertThatThrownBy(() -> LeasedGenerators.check(props()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("etcd-endpoints is required: etcd endpoints such as http://127.0.0.1:2379");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("etcd-endpoints", "http://etcd1:2379,etcd2:2379")))
+    assertThatThrownBy(() -> LeasedGenerators.check(props("etcd-endpoints", "http://etcd1:2379,etcd2:2379")))
         .hasMessage("etcd-endpoints must be http(s)://host:port endpoints separated by commas, such as "
             + "http://127.0.0.1:2379, but was 'http://etcd1:2379,etcd2:2379'");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("etcd-endpoints", "http://127.0.0.1:2379",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("etcd-endpoints", "http://127.0.0.1:2379",
         "etcd-timeout", "20ms")))
         .hasMessage("etcd-timeout must be in [100ms, 60000ms] but was 20ms");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("etcd-endpoints", "http://127.0.0.1:2379",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("etcd-endpoints", "http://127.0.0.1:2379",
         "etcd-key-prefix", "gene-id")))
         .hasMessage("etcd-key-prefix must be / and segments of A-Z a-z 0-9 . _ - (at most 200 characters) such as "
             + "/gene-id but was 'gene-id'");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("etcd-endpoints", "http://127.0.0.1:2379",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("etcd-endpoints", "http://127.0.0.1:2379",
         "etcd-password", "x")))
         .hasMessage("etcd-username and etcd-password must be given together but only etcd-password was");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("etcd-endpoints", "http://127.0.0.1:2379",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("etcd-endpoints", "http://127.0.0.1:2379",
         "etcd-endpoint", "http://127.0.0.1:2379")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("etcd-endpoint");
@@ -68,7 +70,7 @@ class EtcdWorkerIdAssignerProviderTest {
 
   @Test
   void endpointsWithCredentialsAreRefusedWithoutShowingThem() {
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("etcd-endpoints",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("etcd-endpoints",
         "http://127.0.0.1:2379,http://ids:s3cret@etcd2:2379")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("etcd-endpoints must not carry credentials (use etcd-username and etcd-password); its value is "
@@ -86,7 +88,7 @@ class EtcdWorkerIdAssignerProviderTest {
     long workerId;
     Instant mark;
     // a new pool: its first start waits one TTL + borrowing + the clock margin (nobody can vouch for its history)
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> h = WorkerIdAssigners.sharedGenerator(p)) {
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> h = LeasedGenerators.sharedGenerator(p)) {
       LeasedGeneGenerator g = h.generator();
       workerId = g.workerId();
       assertThat(workerId).isBetween(3L, 5L);

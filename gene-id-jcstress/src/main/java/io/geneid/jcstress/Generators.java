@@ -1,7 +1,7 @@
 package io.geneid.jcstress;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import java.time.Duration;
 import java.util.Arrays;

@@ -7,7 +7,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.testing.TcpProxy;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
@@ -180,7 +180,7 @@ class JdbcLeaseFaultTest {
       System.setErr(new java.io.PrintStream(captured, true, java.nio.charset.StandardCharsets.UTF_8));
       try {
         // the leased generator logs each lease event once; the store logs only what went wrong
-        io.geneid.core.lease.LeasedGeneGenerator.builder().assigner(assigner(url, space, "logger", Duration.ZERO))
+        io.geneid.core.snowflake.LeasedGeneGenerator.builder().assigner(assigner(url, space, "logger", Duration.ZERO))
             .build().close();
         JdbcWorkerIdAssigner a = assigner(url, space, "logger", Duration.ZERO);
         WorkerLease lease = a.acquire(255);

@@ -1,5 +1,7 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -7,7 +9,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import java.net.ServerSocket;
@@ -182,8 +184,8 @@ class JdbcLeaseStoreTest {
       Map<String, String> props = Map.of("worker-assigner", "jdbc", "jdbc-url", db.url(db.port()),
           "jdbc-create-table", "true", "space", "orders", "worker-id-min", "4", "worker-id-max", "5",
           "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
-      GeneIdRegistry.Handle<LeasedGeneGenerator> g = WorkerIdAssigners.sharedGenerator(props);
-      try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(Map.copyOf(props))) {
+      GeneIdRegistry.Handle<LeasedGeneGenerator> g = LeasedGenerators.sharedGenerator(props);
+      try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = LeasedGenerators.sharedGenerator(Map.copyOf(props))) {
         assertThat(again.generator()).isSameAs(g.generator());
         assertThat(g.generator().workerId()).isEqualTo(4);
         assertThat(g.nextIdFor(42L) & 15).isEqualTo(42 & 15);

@@ -1,7 +1,7 @@
 package io.geneid.kotlin
 
 import io.geneid.core.GeneContext
-import io.geneid.core.internal.GeneScopes
+import io.geneid.core.internal.Scopes
 import java.util.concurrent.Executor
 import java.util.concurrent.ExecutorService
 import kotlin.coroutines.AbstractCoroutineContextElement
@@ -10,7 +10,6 @@ import kotlinx.coroutines.CoroutineScope
 import kotlinx.coroutines.ThreadContextElement
 import kotlinx.coroutines.withContext
 
-private val scopes: GeneScopes.Access = GeneScopes.get()
 
 /**
  * The parent's gene as a coroutine context element. A [GeneContext] scope is thread-local, and a coroutine moves
@@ -36,17 +35,17 @@ public class GeneContextElement private constructor(
      * An element carrying the gene of [parentKey]: a whole number, a String or a UUID, as for
      * `GeneContext.inherit`.
      */
-    public constructor(parentKey: Any) : this(scopes.carrying(parentKey), parentKey)
+    public constructor(parentKey: Any) : this(Scopes.carrying(parentKey), parentKey)
 
     /** The key of this element in a coroutine context: `coroutineContext[GeneContextElement]?.parentKey`. */
     public companion object Key : CoroutineContext.Key<GeneContextElement>
 
     /** Installs this gene on the thread the coroutine resumes on; returns the thread's own state. */
-    override fun updateThreadContext(context: CoroutineContext): Any? = scopes.install(state)
+    override fun updateThreadContext(context: CoroutineContext): Any? = Scopes.install(state)
 
     /** Gives the thread back its own state, dropping any scope the coroutine left open on it. */
     override fun restoreThreadContext(context: CoroutineContext, oldState: Any?) {
-        scopes.install(oldState)
+        Scopes.install(oldState)
     }
 
     override fun toString(): String = "GeneContextElement($parentKey)"
@@ -72,7 +71,7 @@ public suspend fun <T> withGene(parentKey: Any, block: suspend CoroutineScope.()
  * @throws IllegalStateException for a per-row scope (`GeneContext.inheritEach`), which stays on its thread
  */
 public fun GeneContext.Scope.asContextElement(): GeneContextElement =
-    GeneContextElement(scopes.parentKey(requireNotNull(scopes.carried(this))))
+    GeneContextElement(Scopes.parentKey(requireNotNull(Scopes.carried(this))))
 
 /** This executor, running every task with the gene of the submitting thread: `GeneContext.wrapExecutor(this)`. */
 public fun Executor.carryingGene(): Executor = GeneContext.wrapExecutor(this)

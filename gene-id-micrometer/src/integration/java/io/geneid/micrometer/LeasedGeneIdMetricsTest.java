@@ -1,12 +1,14 @@
 package io.geneid.micrometer;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.testing.Await;
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 import io.geneid.core.testing.TcpProxy;
 import io.geneid.core.lease.WorkerIdAssigners;
@@ -69,7 +71,7 @@ class LeasedGeneIdMetricsTest {
   @Test
   void registeredBindsLeasedGeneratorsSharedByConfiguration() {
     String space = "shared-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
-    GeneIdRegistry.Handle<LeasedGeneGenerator> handle = WorkerIdAssigners.sharedGenerator(Map.of("worker-assigner", "static", "worker-id", "3",
+    GeneIdRegistry.Handle<LeasedGeneGenerator> handle = LeasedGenerators.sharedGenerator(Map.of("worker-assigner", "static", "worker-id", "3",
         "mark-file", dir.resolve("w3.mark").toString(), "space", space, "lease-ttl", "1s"));
     LeasedGeneGenerator shared = handle.generator();
     try {

@@ -1,12 +1,12 @@
 package io.geneid.micrometer;
 
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.snowflake.GeneSnowflakeStats;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;

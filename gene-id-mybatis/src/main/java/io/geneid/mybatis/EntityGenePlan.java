@@ -5,7 +5,7 @@ import com.baomidou.mybatisplus.core.metadata.TableInfo;
 import com.baomidou.mybatisplus.core.metadata.TableInfoHelper;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneSource;
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.MethodType;

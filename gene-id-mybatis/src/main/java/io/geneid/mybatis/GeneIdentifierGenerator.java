@@ -6,7 +6,7 @@ import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.GeneSource;
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import java.util.Objects;
 import org.jspecify.annotations.Nullable;
 

@@ -2,7 +2,7 @@ package io.geneid.redis;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;

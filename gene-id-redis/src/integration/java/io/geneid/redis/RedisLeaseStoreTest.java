@@ -1,11 +1,13 @@
 package io.geneid.redis;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import java.net.ServerSocket;
@@ -210,8 +212,8 @@ class RedisLeaseStoreTest {
     Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
         "redis-key-prefix", store.prefix, "space", space, "worker-id-min", "8", "worker-id-max", "9",
         "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
-    GeneIdRegistry.Handle<LeasedGeneGenerator> g = WorkerIdAssigners.sharedGenerator(props);
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(Map.copyOf(props))) {
+    GeneIdRegistry.Handle<LeasedGeneGenerator> g = LeasedGenerators.sharedGenerator(props);
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = LeasedGenerators.sharedGenerator(Map.copyOf(props))) {
       assertThat(again.generator()).isSameAs(g.generator());
       assertThat(g.generator().workerId()).isEqualTo(8);
       assertThat(g.geneBits()).isEqualTo(4);

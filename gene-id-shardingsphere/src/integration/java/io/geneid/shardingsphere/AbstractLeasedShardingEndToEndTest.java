@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;

@@ -6,7 +6,7 @@ import io.geneid.core.GeneContext;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.SegmentSettings;
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

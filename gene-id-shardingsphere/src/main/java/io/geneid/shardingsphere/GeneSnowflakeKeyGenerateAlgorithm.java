@@ -1,14 +1,18 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.snowflake.SnowflakeSettings;
+
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.settings.SettingsReader;
 import java.util.ArrayList;
@@ -163,7 +167,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   static Settings parse(SettingsReader props) {
     GeneIdLayout layout = props.layout();
     long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
-    return new Settings(layout, workerId, props.maxBorrowMillis(), null, props.stringFormat(layout));
+    return new Settings(layout, workerId, SnowflakeSettings.maxBorrowMillis(props), null, props.stringFormat(layout));
   }
 
   /**
@@ -186,12 +190,12 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
     SettingsReader lease = SettingsReader.of(leaseProps).ownedBy(TYPE);
     GeneIdLayout layout;
     try {
-      layout = WorkerIdAssigners.check(lease);
+      layout = LeasedGenerators.check(lease);
     } catch (IllegalArgumentException e) { // a store builder's own check names the key but not the algorithm
       throw String.valueOf(e.getMessage()).startsWith(TYPE) ? e : new IllegalArgumentException(TYPE + ": "
           + e.getMessage(), e);
     }
-    return new Settings(layout, -1, lease.maxBorrowMillis(), lease,
+    return new Settings(layout, -1, SnowflakeSettings.maxBorrowMillis(lease), lease,
         SettingsReader.of(props).ownedBy(TYPE).stringFormat(layout));
   }
 
@@ -275,7 +279,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   private static GeneIdGenerator createGenerator(Settings s) {
     SettingsReader lease = s.lease();
     if (lease != null) {
-      return WorkerIdAssigners.sharedGenerator(lease);
+      return LeasedGenerators.sharedGenerator(lease);
     }
     return GeneSnowflakeGenerator.builder().layout(s.layout()).workerId(s.workerId())
         .maxBorrowMillis(s.maxBorrowMillis()).build();

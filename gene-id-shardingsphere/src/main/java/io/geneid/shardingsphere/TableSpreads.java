@@ -1,6 +1,6 @@
 package io.geneid.shardingsphere;
 
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import java.util.Locale;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;

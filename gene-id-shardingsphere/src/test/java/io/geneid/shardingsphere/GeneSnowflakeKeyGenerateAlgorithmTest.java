@@ -8,7 +8,7 @@ import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;

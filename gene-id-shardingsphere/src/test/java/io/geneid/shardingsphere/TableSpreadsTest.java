@@ -2,7 +2,7 @@ package io.geneid.shardingsphere;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.internal.GeneSpread;
+import io.geneid.core.GeneSpread;
 import org.apache.shardingsphere.infra.algorithm.core.context.AlgorithmSQLContext;
 import org.junit.jupiter.api.Test;
 

@@ -1,9 +1,11 @@
 package io.geneid.zookeeper;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.snowflake.GeneIdRegistry;
@@ -43,27 +45,27 @@ class ZookeeperWorkerIdAssignerProviderTest {
 
   @Test
   void badSettingsAreNamedWithTheirRangeAndValue() {
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props()))
+    assertThatThrownBy(() -> LeasedGenerators.check(props()))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("zookeeper-connect is required: a ZooKeeper connect string such as zk1:2181,zk2:2181,zk3:2181");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "zk1:2181,:x")))
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "zk1:2181,:x")))
         .hasMessage("zookeeper-connect must be host:port[,host:port...][/chroot] such as zk1:2181,zk2:2181,zk3:2181 "
             + "but was 'zk1:2181,:x'");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "127.0.0.1:2181",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "127.0.0.1:2181",
         "lease-ttl", "2s", "zookeeper-session-timeout", "1500ms")))
         .hasMessage("zookeeper-session-timeout must be in [2000ms, 3600000ms] but was 1500ms");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "127.0.0.1:2181",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "127.0.0.1:2181",
         "zookeeper-connection-timeout", "5ms")))
         .hasMessage("zookeeper-connection-timeout must be in [100ms, 60000ms] but was 5ms");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "127.0.0.1:2181",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "127.0.0.1:2181",
         "zookeeper-base-path", "gene-id/")))
         .hasMessageStartingWith("zookeeper-base-path must be an absolute ZooKeeper path")
         .hasMessageEndingWith("but was 'gene-id/'");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "127.0.0.1:2181",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "127.0.0.1:2181",
         "zookeeper-username", "ids")))
         .hasMessage("zookeeper-username and zookeeper-password must be given together (digest authentication) but "
             + "only zookeeper-username was");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "127.0.0.1:2181",
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "127.0.0.1:2181",
         "zookeeper-sesion-timeout", "5s")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("zookeeper-sesion-timeout");
@@ -71,7 +73,7 @@ class ZookeeperWorkerIdAssignerProviderTest {
 
   @Test
   void aConnectStringWithCredentialsIsRefusedWithoutShowingThem() {
-    assertThatThrownBy(() -> WorkerIdAssigners.check(props("zookeeper-connect", "ids:s3cret@zk1:2181")))
+    assertThatThrownBy(() -> LeasedGenerators.check(props("zookeeper-connect", "ids:s3cret@zk1:2181")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessage("zookeeper-connect must not carry credentials (use zookeeper-username and zookeeper-password); "
             + "its value is not shown")
@@ -89,7 +91,7 @@ class ZookeeperWorkerIdAssignerProviderTest {
     long workerId;
     Instant mark;
     // a new pool: its first start waits one TTL + borrowing + the clock margin (nobody can vouch for its history)
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> h = WorkerIdAssigners.sharedGenerator(p)) {
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> h = LeasedGenerators.sharedGenerator(p)) {
       LeasedGeneGenerator g = h.generator();
       workerId = g.workerId();
       assertThat(workerId).isBetween(3L, 5L);

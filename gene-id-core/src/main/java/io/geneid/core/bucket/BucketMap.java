@@ -13,7 +13,7 @@ import java.util.TreeMap;
 /**
  * Which target each of the 2^G gene buckets lives on, at one version, with each bucket's {@link BucketState}.
  *
- * <p>A bucket is a gene: a parent and every child issued inside its {@code GeneContext} share one, so a bucket's rows
+ * <p>A bucket is a gene: a parent and every child issued inside its {@code io.geneid.core.GeneContext} share one, so a bucket's rows
  * always live together and a bucket is the unit that moves. {@code GENE_MOD} is one fixed map
  * ({@link #ofMod(int, int, int)}); a bucket map makes it explicit and versioned, so shards can be added by moving
  * whole buckets ({@link BucketPlanner}) while no id, foreign key or line of application code changes.

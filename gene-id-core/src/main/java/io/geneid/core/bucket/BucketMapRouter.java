@@ -2,7 +2,7 @@ package io.geneid.core.bucket;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.internal.Checks;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;

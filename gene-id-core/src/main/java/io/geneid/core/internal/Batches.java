@@ -1,8 +1,8 @@
 package io.geneid.core.internal;
 
-import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneIdLayout;
 import java.util.Arrays;
+import java.util.function.LongSupplier;
+import java.util.function.ToLongFunction;
 
 /**
  * Not API: what the generators' {@code nextIds} share: the check of the count, the genes of a batch (a
@@ -17,6 +17,9 @@ public final class Batches {
     void issue(int gene, long[] into, int from, int count);
   }
 
+  /** The largest batch: {@code io.geneid.core.GeneIdGenerator.MAX_BATCH}. */
+  public static final int MAX_BATCH = 65_536;
+
   private Batches() {}
 
   /**
@@ -25,31 +28,31 @@ public final class Batches {
    * @throws IllegalArgumentException {@code "n must be in [1, 65536] but was 0"}
    */
   public static void checkCount(int n) {
-    Checks.range("n", n, 1, GeneIdGenerator.MAX_BATCH);
+    Checks.range("n", n, 1, MAX_BATCH);
   }
 
   /**
    * The genes of the next {@code n} ids of this thread without taking any scope key: the innermost
    * {@link io.geneid.core.GeneContext} scope's keys (the same one {@code n} times, or the next {@code n} of a per-row
-   * scope), or, outside every scope, {@code n} genes of {@code spread}. Take the keys with
-   * {@link ParentKeys#take(int)} once the ids are made, if {@link ParentKeys#peek()} was not null.
+   * scope, each key's gene by {@code geneOfKey}), or, outside every scope, {@code n} genes of {@code nextGene}. Take
+   * the keys with {@link Scopes#take(int)} once the ids are made, if {@link Scopes#peek()} was not null.
    *
    * @throws IllegalStateException if a per-row scope holds fewer than {@code n} keys, naming both counts
    */
-  public static int[] genes(int n, GeneIdLayout layout, GeneSpread spread) {
+  public static int[] genes(int n, ToLongFunction<Object> geneOfKey, LongSupplier nextGene) {
     int[] genes = new int[n];
-    Object first = ParentKeys.peek();
+    Object first = Scopes.peek();
     if (first == null) {
       for (int i = 0; i < n; i++) {
-        genes[i] = (int) spread.nextGene();
+        genes[i] = (int) nextGene.getAsLong();
       }
       return genes;
     }
-    int gene = (int) layout.geneOfKey(first);
+    int gene = (int) geneOfKey.applyAsLong(first);
     genes[0] = gene;
     for (int i = 1; i < n; i++) {
-      Object key = ParentKeys.peek(i);
-      genes[i] = key == first ? gene : (int) layout.geneOfKey(key);
+      Object key = Scopes.peek(i);
+      genes[i] = key == first ? gene : (int) geneOfKey.applyAsLong(key);
     }
     return genes;
   }

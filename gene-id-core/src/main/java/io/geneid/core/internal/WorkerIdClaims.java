@@ -1,12 +1,13 @@
 package io.geneid.core.internal;
 
-import io.geneid.core.GeneIdLayout;
+
+import java.time.Instant;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentMap;
 
 /**
  * Not API: the worker ids claimed in this JVM, so that two generators never hold one (epoch, worker id). Used by the
- * fixed-worker-id generator ({@code GeneSnowflakeGenerator.Builder#build()}) and by every leased generator.
+ * fixed-worker-id generator ({@code io.geneid.core.snowflake.GeneSnowflakeGenerator.Builder#build()}) and by every leased generator.
  *
  * <p>The claims live in a map kept in {@link System#getProperties()}, a JDK object that every class loader of the JVM
  * sees: two copies of gene-id loaded by two class loaders still refuse each other.
@@ -81,21 +82,21 @@ public final class WorkerIdClaims {
   }
 
   /**
-   * Claims {@code workerId} of {@code layout}'s epoch for {@code claimant} (a description naming the generator and
+   * Claims {@code workerId} of the layout whose epoch is {@code epoch} for {@code claimant} (a description naming the generator and
    * where it comes from).
    *
    * @throws IllegalStateException naming both claimants if another generator of this JVM holds the worker id
    */
-  public static Claim claim(GeneIdLayout layout, long workerId, String claimant) {
-    String key = layout.epoch().toEpochMilli() + "/" + workerId;
+  public static Claim claim(Instant epoch, long workerId, String claimant) {
+    String key = epoch.toEpochMilli() + "/" + workerId;
     String unique = claimant + " (claim #" + Long.toHexString(System.identityHashCode(new Object()))
         + Long.toHexString(System.nanoTime()) + ")";
     String held = CLAIMS.putIfAbsent(key, unique);
     if (held != null) {
-      throw new IllegalStateException("worker id " + workerId + " (epoch " + layout.epoch() + ") is already used in "
+      throw new IllegalStateException("worker id " + workerId + " (epoch " + epoch + ") is already used in "
           + "this JVM by " + held + "; a second generator, " + claimant + ", would issue the same ids. Share one "
           + "generator (GeneSnowflakeGenerator.builder()...build() shares per layout and worker id; "
-          + "WorkerIdAssigners.sharedGenerator per configuration) or give each its own worker id");
+          + "LeasedGenerators.sharedGenerator per configuration) or give each its own worker id");
     }
     String mark = CLAIMS.get(key + "#mark");
     return new Claim(key, unique, mark == null ? Long.MIN_VALUE : Long.parseLong(mark));

@@ -38,7 +38,7 @@ import org.jspecify.annotations.Nullable;
  * Nothing protects two hosts configured with the same id: use a Redis or JDBC assigner for fleets that change.
  *
  * <p>Its leases never expire ({@link WorkerLease#expiresAt()} is {@link Instant#MAX}); {@link #ttl()} only sets how
- * far ahead of the clock a {@link LeasedGeneGenerator} records its mark, which is also how long a restart right after
+ * far ahead of the clock a {@link io.geneid.core.snowflake.LeasedGeneGenerator} records its mark, which is also how long a restart right after
  * a crash may have to wait for its clock to pass the mark.
  */
 public final class StaticWorkerIdAssigner implements WorkerIdAssigner {

@@ -1,7 +1,6 @@
 package io.geneid.core.lease;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -16,7 +15,7 @@ import java.util.function.Consumer;
  * {@code io.geneid.jdbc.JdbcWorkerIdAssigner} (a lease table updated by compare-and-set),
  * {@code io.geneid.zookeeper.ZookeeperWorkerIdAssigner} (ephemeral claims, Curator) and
  * {@code io.geneid.etcd.EtcdWorkerIdAssigner} (claims on etcd leases, jetcd). A
- * {@link LeasedGeneGenerator} drives an assigner: it acquires a lease, renews it at a fraction of {@link #ttl()},
+ * {@link io.geneid.core.snowflake.LeasedGeneGenerator} drives an assigner: it acquires a lease, renews it at a fraction of {@link #ttl()},
  * raises the lease's high-water mark ahead of the ids it issues, and releases it on close.
  *
  * <p>Every method talks to the store and may throw a {@link GeneIdException} when the store cannot be reached; the
@@ -52,7 +51,7 @@ public interface WorkerIdAssigner extends AutoCloseable {
    * data, a failover to a replica that missed writes, eviction, truncate and reload).
    *
    * <p>A store that can lose writes without noticing cannot show a holder it forgot: that holder's record is older
-   * than what it wrote, or gone. So when this is false (the default), a {@link LeasedGeneGenerator} does not trust a
+   * than what it wrote, or gone. So when this is false (the default), a {@link io.geneid.core.snowflake.LeasedGeneGenerator} does not trust a
    * grant's view of history: it renews the new lease but issues only timestamps after
    * {@code lease.expiresAt() + borrowSlack + }{@link #HISTORY_MARGIN} (the grant's store time plus one TTL, the
    * furthest a holder may borrow ahead, and the skew margin). Any holder the store forgot renewed for the last time
@@ -91,11 +90,14 @@ public interface WorkerIdAssigner extends AutoCloseable {
   WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack);
 
   /**
-   * {@link #acquire(long, Duration)} with the default borrowing bound
-   * ({@link GeneSnowflakeGenerator.Builder#DEFAULT_MAX_BORROW_MILLIS}).
+   * The default borrowing bound, in milliseconds: how far the generators run ahead of the clock unless configured
+   * otherwise ({@code io.geneid.core.snowflake.GeneSnowflakeGenerator.Builder#DEFAULT_MAX_BORROW_MILLIS} is this value).
    */
+  long DEFAULT_BORROW_SLACK_MILLIS = 10;
+
+  /** {@link #acquire(long, Duration)} with the default borrowing bound ({@link #DEFAULT_BORROW_SLACK_MILLIS}). */
   default WorkerLease acquire(long layoutMaxWorkerId) {
-    return acquire(layoutMaxWorkerId, Duration.ofMillis(GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS));
+    return acquire(layoutMaxWorkerId, Duration.ofMillis(DEFAULT_BORROW_SLACK_MILLIS));
   }
 
   /**
@@ -116,7 +118,7 @@ public interface WorkerIdAssigner extends AutoCloseable {
 
   /**
    * Asks to be told at once when this assigner learns, between renewals, that the leases it granted may no longer be
-   * held: a ZooKeeper session that was suspended (disconnected) or lost. A {@link LeasedGeneGenerator} subscribes and
+   * held: a ZooKeeper session that was suspended (disconnected) or lost. A {@link io.geneid.core.snowflake.LeasedGeneGenerator} subscribes and
    * stops issuing on the spot (as if its lease had lapsed) until a renewal sent after the doubt succeeds, which
    * re-verifies the lease in the store; a renewal that finds the lease gone fences it for good and a new worker id is
    * leased. Stores that learn of trouble only when called (Redis, a database, etcd) need not implement this: the

@@ -2,9 +2,6 @@ package io.geneid.core.lease;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.settings.SettingsReader;
 import org.jspecify.annotations.Nullable;
 
@@ -22,12 +19,13 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.regex.Pattern;
 
 /**
- * Worker-id assigners and leased generators from kebab-case properties: the one entry point for ShardingSphere
- * props, Spring Boot properties and plain maps.
+ * Worker-id assigners from kebab-case properties, and what every assigner shares (the property keys, the lease
+ * settings, the pool range). Leased generators from the same properties: {@code io.geneid.core.snowflake.LeasedGenerators} of
+ * {@code io.geneid.core.snowflake}, the one entry point for ShardingSphere props, Spring Boot properties and plain maps.
  *
  * <h2>Properties</h2>
  * <table>
- *   <caption>keys read by {@link #sharedGenerator(Map)}</caption>
+ *   <caption>keys read by {@code io.geneid.core.snowflake.LeasedGenerators#sharedGenerator(Map)}</caption>
  *   <tr><th>key</th><th>meaning</th><th>default</th></tr>
  *   <tr><td>{@code worker-assigner}</td><td>{@code static}, {@code redis}, {@code jdbc}, {@code zookeeper} or
  *       {@code etcd}</td><td>static</td></tr>
@@ -43,7 +41,7 @@ import java.util.regex.Pattern;
  *   <tr><td>{@code epoch}, {@code timestamp-bits}, {@code worker-bits}, {@code sequence-bits},
  *       {@code gene-bits}</td><td>the {@link GeneIdLayout}; epoch as an ISO instant or Unix milliseconds</td>
  *       <td>{@link GeneIdLayout#defaults()}</td></tr>
- *   <tr><td>{@code max-borrow-millis}</td><td>{@link GeneSnowflakeGenerator.Builder#maxBorrowMillis(long)}</td>
+ *   <tr><td>{@code max-borrow-millis}</td><td>{@code io.geneid.core.snowflake.GeneSnowflakeGenerator.Builder#maxBorrowMillis(long)}</td>
  *       <td>10</td></tr>
  *   <tr><td>{@code clock-backwards-max-wait}</td><td>wait for a clock that stepped back before moving to a fresh
  *       worker id</td><td>1s</td></tr>
@@ -87,8 +85,10 @@ public final class WorkerIdAssigners {
   public static final Set<String> GENERATOR_KEYS = Set.of(EPOCH, TIMESTAMP_BITS, WORKER_BITS, SEQUENCE_BITS,
       GENE_BITS, MAX_BORROW_MILLIS, CLOCK_BACKWARDS_MAX_WAIT);
 
-  static final Duration MIN_TTL = Duration.ofMillis(100);
-  static final Duration MAX_TTL = Duration.ofHours(1);
+  /** The shortest lease TTL. */
+  public static final Duration MIN_TTL = Duration.ofMillis(100);
+  /** The longest lease TTL. */
+  public static final Duration MAX_TTL = Duration.ofHours(1);
 
   private static final Pattern SPACE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
   /** Keys whose values are durations. */
@@ -97,59 +97,10 @@ public final class WorkerIdAssigners {
 
   private WorkerIdAssigners() {}
 
-  /**
-   * A new handle on the JVM-wide leased generator for these properties, for ShardingSphere, MyBatis-Plus, Spring
-   * and the application to share one generator, hence one lease, per configuration.
-   *
-   * <h4>Reference counting</h4>
-   * Every call returns a new {@link GeneIdRegistry.Handle}: the first one (for properties that are equal, whatever
-   * their order) creates the generator and acquires its lease; later ones share that generator and only count one
-   * more user. Each user closes its own handle when it is done (a Spring bean's destroy method, a ShardingSphere
-   * rule that is closed): that gives up its hold only, and the other users keep issuing. Closing the last handle
-   * closes the generator (mark recorded, lease released); a call after that creates a new one. Handles that are
-   * never closed are closed by the registry's single JVM shutdown hook. Closing the generator itself
-   * ({@code handle.generator().close()}) closes it for every user: close the handle instead.
-   *
-   * <p>The lease is acquired in the calling thread outside every map lock: a slow store delays only the callers
-   * asking for the same properties. Like every leased generator, the one behind the handle claims each worker id it
-   * leases in this JVM ({@link GeneIdRegistry}): a generator built for the same worker id and epoch another way is
-   * refused with a message naming both.
-   *
-   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
-   * @throws IllegalStateException if another generator of this JVM holds the worker id (a static one)
-   * @throws WorkerIdExhaustedException if no worker id is free
-   */
-  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(Map<String, ?> props) {
-    return sharedGenerator(SettingsReader.of(props));
-  }
-
-  /**
-   * {@link #sharedGenerator(Map)} from a reader, whose messages name each key as its caller's user wrote it.
-   *
-   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
-   * @throws IllegalStateException if another generator of this JVM holds the worker id (a static one)
-   * @throws WorkerIdExhaustedException if no worker id is free
-   */
-  public static GeneIdRegistry.Handle<LeasedGeneGenerator> sharedGenerator(SettingsReader props) {
-    WorkerIdAssignerProvider provider = checkedProvider(props);
-    String key = canonicalKey(provider.type(), props);
-    return GeneIdRegistry.acquire(key, () -> {
-      LeasedGeneGenerator generator = build(provider, props);
-      generator.registeredAs(key);
-      return generator;
-    });
-  }
-
-  /** A new leased generator for these properties, owned (and to be closed) by the caller. */
-  public static LeasedGeneGenerator generator(Map<String, ?> props) {
-    SettingsReader settings = SettingsReader.of(props);
-    return build(checkedProvider(settings), settings);
-  }
-
   /** A new assigner for these properties ({@code worker-assigner} chooses the type). */
   public static WorkerIdAssigner create(Map<String, ?> props) {
     SettingsReader settings = SettingsReader.of(props);
-    return checkedProvider(settings).create(settings);
+    return checkedProvider(settings, GENERATOR_KEYS).create(settings);
   }
 
   /**
@@ -178,100 +129,27 @@ public final class WorkerIdAssigners {
         + ("redis".equals(type) || "jdbc".equals(type) ? ": add io.geneid:gene-id-" + type + " to the class path" : ""));
   }
 
-  private static WorkerIdAssignerProvider checkedProvider(SettingsReader props) {
+  /**
+   * The provider {@code worker-assigner} names, after checking that every key is one it, every assigner or
+   * {@code otherKeys} (the generator's) reads.
+   *
+   * @throws IllegalArgumentException naming an unknown type or key
+   */
+  public static WorkerIdAssignerProvider checkedProvider(SettingsReader props, Set<String> otherKeys) {
     WorkerIdAssignerProvider provider = provider(props.string(WORKER_ASSIGNER, "static"));
     Set<String> known = new TreeSet<>(COMMON_ASSIGNER_KEYS);
-    known.addAll(GENERATOR_KEYS);
+    known.addAll(otherKeys);
     known.addAll(provider.propertyKeys());
     props.requireKnown(known, WORKER_ASSIGNER + "=" + provider.type());
     return provider;
   }
 
-  /** {@link #check(SettingsReader)} of a map whose messages name keys as they are. */
-  public static GeneIdLayout check(Map<String, ?> props) {
-    return check(SettingsReader.of(props));
-  }
-
   /**
-   * Checks properties as {@link #sharedGenerator(Map)} reads them, without creating an assigner, reaching a store or
-   * acquiring a lease: the {@code worker-assigner} type is on the class path, every key is known, the layout, the
-   * generator settings and the lease settings are valid, and the provider accepts its own keys
-   * ({@link WorkerIdAssignerProvider#check(SettingsReader)}). For start-up checks of objects that acquire their
-   * lease later.
-   *
-   * @return the layout the generator will use
-   * @throws IllegalArgumentException for an unknown key or a bad value, naming it
-   */
-  public static GeneIdLayout check(SettingsReader props) {
-    WorkerIdAssignerProvider provider = checkedProvider(props);
-    GeneIdLayout layout = props.layout();
-    generatorSettings(props);
-    Duration ttl;
-    if (provider instanceof StaticWorkerIdAssignerProvider) {
-      ttl = props.duration(LEASE_TTL, MIN_TTL, MAX_TTL, StaticWorkerIdAssigner.DEFAULT_TTL);
-    } else {
-      LeaseSettings s = leaseSettings(props);
-      poolRange(s.space(), s.minWorkerId(), s.maxWorkerId(), layout.maxWorkerId());
-      ttl = s.ttl();
-    }
-    renewInterval(props, ttl);
-    provider.check(props);
-    return layout;
-  }
-
-  /** {@code lease-renew-interval} in [10ms, ttl), or {@code null} when absent. */
-  private static @Nullable Duration renewInterval(SettingsReader props, Duration ttl) {
-    if (!props.has(LEASE_RENEW_INTERVAL)) {
-      return null;
-    }
-    Duration renew = props.duration(LEASE_RENEW_INTERVAL, Duration.ZERO);
-    if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
-      throw new IllegalArgumentException(props.nameOf(LEASE_RENEW_INTERVAL) + " must be in [10ms, " + ttl.toMillis()
-          + "ms) (below " + LEASE_TTL + ") but was " + renew.toMillis() + "ms");
-    }
-    return renew;
-  }
-
-  /** A generator builder with the layout, {@code max-borrow-millis} and {@code clock-backwards-max-wait}. */
-  private static LeasedGeneGenerator.Builder generatorSettings(SettingsReader props) {
-    return LeasedGeneGenerator.builder()
-        .layout(props.layout())
-        .maxBorrowMillis(props.maxBorrowMillis())
-        .clockBackwardsPolicy(props.clockBackwardsPolicy());
-  }
-
-  private static LeasedGeneGenerator build(WorkerIdAssignerProvider provider, SettingsReader props) {
-    return generator(props, provider.create(props));
-  }
-
-  /**
-   * A new leased generator over {@code assigner} (built by the caller, for a store it reaches another way, such as
-   * an application's DataSource) with the generator settings of {@code props}: the layout, {@code max-borrow-millis},
-   * {@code clock-backwards-max-wait} and {@code lease-renew-interval}. The generator takes the assigner over: it
-   * closes it when it is closed, or at once if it cannot be built.
-   *
-   * @throws IllegalArgumentException for a bad value, naming it
-   */
-  public static LeasedGeneGenerator generator(SettingsReader props, WorkerIdAssigner assigner) {
-    try {
-      LeasedGeneGenerator.Builder b = generatorSettings(props);
-      Duration renew = renewInterval(props, assigner.ttl());
-      if (renew != null) {
-        b.renewInterval(renew);
-      }
-      return b.assigner(assigner).ownAssigner().build();
-    } catch (RuntimeException e) {
-      assigner.close(); // a bad setting or a failed first acquire: do not leak the store connection
-      throw e;
-    }
-  }
-
-  /**
-   * A configuration key for {@link GeneIdRegistry}: the type and the sorted properties as read (durations in
+   * A configuration key for the JVM's registry of shared generators: the type and the sorted properties as read (durations in
    * milliseconds, the epoch as Unix milliseconds, text trimmed), passwords hashed, so that ShardingSphere's text and
    * Spring's typed values of one configuration name one generator.
    */
-  static String canonicalKey(String type, SettingsReader props) {
+  public static String canonicalKey(String type, SettingsReader props) {
     TreeMap<String, String> sorted = new TreeMap<>();
     for (String k : props.keys()) {
       Object raw = props.raw(k);

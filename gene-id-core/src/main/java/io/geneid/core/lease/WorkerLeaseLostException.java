@@ -6,7 +6,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * A worker-id lease is gone: the store no longer holds it under this holder's token, or its holder could not renew
- * it before it lapsed. A {@link LeasedGeneGenerator} in this state issues no id (fencing): another process may
+ * it before it lapsed. A {@link io.geneid.core.snowflake.LeasedGeneGenerator} in this state issues no id (fencing): another process may
  * already hold the worker id. Its keeper thread renews (or re-acquires a worker id) in the background; callers may
  * retry: the exception is thrown at once, never after waiting for the store.
  */

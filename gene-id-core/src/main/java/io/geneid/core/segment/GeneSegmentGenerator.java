@@ -2,14 +2,13 @@ package io.geneid.core.segment;
 
 import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.Checks;
-import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.internal.Scopes;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.Genes;
-import io.geneid.core.snowflake.GeneClock;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.GeneClock;
 
 import java.lang.invoke.MethodHandles;
 import java.lang.invoke.VarHandle;
@@ -37,7 +36,7 @@ import org.jspecify.annotations.Nullable;
  * are unique whatever genes they carry; ids issued one after another by one thread strictly increase.
  *
  * <h2>Genes</h2>
- * Exactly as with {@link GeneSnowflakeGenerator}: {@link #nextId(long)}, {@link #nextIdFor(long)} and friends take
+ * Exactly as with {@link io.geneid.core.snowflake.GeneSnowflakeGenerator}: {@link #nextId(long)}, {@link #nextIdFor(long)} and friends take
  * the gene from the caller or the parent key; {@link #nextId()} takes it from the innermost open
  * {@link GeneContext} scope of the thread, and without a scope spreads root rows round-robin over all genes
  * (the gene of a root id is the low G bits of its value, so consecutive ids cycle through the genes).
@@ -196,10 +195,10 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
    */
   @Override
   public long nextId() {
-    Object parentKey = ParentKeys.peek();
+    Object parentKey = Scopes.peek();
     if (parentKey != null) {
       long id = compose(takeValue(), Genes.ofKey(parentKey, geneBits));
-      ParentKeys.take(); // taken once the id is made: a call that fails takes no key
+      Scopes.take(); // taken once the id is made: a call that fails takes no key
       return id;
     }
     long value = takeValue();
@@ -219,24 +218,24 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     return compose(takeValue(), gene);
   }
 
-  /** An id carrying the gene of a numeric parent key: it routes like the parent. */
+  /**
+   * One id per entry of {@code genes}, in order: one run of values for the whole batch, each with its entry's gene. A
+   * segment id's value is unique whatever its gene, so the ids ascend in array order as single calls would make them.
+   *
+   * @throws IllegalArgumentException if the length is not in {@code [1, MAX_BATCH]} or a gene is not in
+   *     {@code [0, 2^G - 1]}
+   */
   @Override
-  public long nextIdFor(long parentKey) {
-    return compose(takeValue(), parentKey & maxGene);
-  }
-
-  /** An id carrying the gene of a string parent key ({@link GeneIdLayout#geneOf(String)}). */
-  @Override
-  public long nextIdFor(String parentKey) {
-    long gene = Genes.of(parentKey, geneBits);
-    return compose(takeValue(), gene);
-  }
-
-  /** An id carrying the gene of a parent key of any supported type ({@link GeneIdLayout#geneOfKey(Object)}). */
-  @Override
-  public long nextIdForKey(Object parentKey) {
-    long gene = Genes.ofKey(parentKey, geneBits);
-    return compose(takeValue(), gene);
+  public long[] nextIdsWithGenes(int[] genes) {
+    Batches.checkCount(genes.length);
+    for (int gene : genes) {
+      Checks.range("gene", gene, 0, maxGene);
+    }
+    long[] run = nextIdsFor(0, genes.length);
+    for (int i = 0; i < genes.length; i++) {
+      run[i] |= genes[i];
+    }
+    return run;
   }
 
   /**
@@ -250,7 +249,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
   @Override
   public long[] nextIds(int n) {
     Batches.checkCount(n);
-    Object first = ParentKeys.peek();
+    Object first = Scopes.peek();
     long[] ids = new long[n];
     if (first == null) {
       takeValues(ids, n);
@@ -262,14 +261,14 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
     long[] genes = new long[n]; // every key read (a per-row scope that is too short fails) before a value is taken
     long gene = Genes.ofKey(first, geneBits);
     for (int i = 0; i < n; i++) {
-      Object key = i == 0 ? first : ParentKeys.peek(i);
+      Object key = i == 0 ? first : Scopes.peek(i);
       genes[i] = key == first ? gene : Genes.ofKey(key, geneBits);
     }
     takeValues(ids, n);
     for (int i = 0; i < n; i++) {
       ids[i] = compose(ids[i], genes[i]);
     }
-    ParentKeys.take(n); // taken once the ids are made: a call that fails takes no key
+    Scopes.take(n); // taken once the ids are made: a call that fails takes no key
     return ids;
   }
 

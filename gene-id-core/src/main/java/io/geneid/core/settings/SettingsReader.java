@@ -1,9 +1,9 @@
 package io.geneid.core.settings;
 
+import io.geneid.core.GeneIdStringFormat;
+
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.internal.Checks;
-import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -57,9 +57,9 @@ public final class SettingsReader {
   public static final String SEQUENCE_BITS = "sequence-bits";
   /** Key of G, the gene bits. */
   public static final String GENE_BITS = "gene-bits";
-  /** Key of {@link #maxBorrowMillis()}. */
+  /** Key of how far a gene may run ahead of the clock, in milliseconds (the snowflake generators). */
   public static final String MAX_BORROW_MILLIS = "max-borrow-millis";
-  /** Key of {@link #clockBackwardsPolicy()}. */
+  /** Key of how long a caller waits for a clock that stepped back (the snowflake generators). */
   public static final String CLOCK_BACKWARDS_MAX_WAIT = "clock-backwards-max-wait";
   /** Key of {@link #stringFormat(GeneIdLayout)}: whether ids are strings ({@code true}/{@code false}). */
   public static final String STRING_IDS = "string-ids";
@@ -370,25 +370,6 @@ public final class SettingsReader {
   /** {@link #GENE_BITS}: G in [0, {@value GeneIdLayout#MAX_GENE_BITS}], default that of the default layout. */
   public int geneBits() {
     return intValue(GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
-  }
-
-  /**
-   * {@link #MAX_BORROW_MILLIS}: how far a gene may run ahead of the clock, in [0,
-   * {@value GeneSnowflakeGenerator.Builder#MAX_MAX_BORROW_MILLIS}], default
-   * {@value GeneSnowflakeGenerator.Builder#DEFAULT_MAX_BORROW_MILLIS}.
-   */
-  public long maxBorrowMillis() {
-    return longValue(MAX_BORROW_MILLIS, 0, GeneSnowflakeGenerator.Builder.MAX_MAX_BORROW_MILLIS,
-        GeneSnowflakeGenerator.Builder.DEFAULT_MAX_BORROW_MILLIS);
-  }
-
-  /**
-   * {@link #CLOCK_BACKWARDS_MAX_WAIT}: how long a caller waits for a clock that stepped back, in [0, 1 h], default
-   * that of {@link ClockBackwardsPolicy#DEFAULT}.
-   */
-  public ClockBackwardsPolicy clockBackwardsPolicy() {
-    return ClockBackwardsPolicy.waitUpTo(duration(CLOCK_BACKWARDS_MAX_WAIT, Duration.ZERO, Duration.ofHours(1),
-        ClockBackwardsPolicy.DEFAULT.maxWait()));
   }
 
   /**

@@ -7,8 +7,8 @@ import java.time.Duration;
  * than the generator may borrow ({@code maxBorrowMillis}). Smaller steps back are always absorbed: the gene keeps
  * issuing at its last timestamp, exactly as it does when it borrows time on sequence overflow.
  *
- * <p>The default clock, {@link GeneClock#system()}, never goes backwards inside a process, so the policy only
- * matters for a wall clock such as {@link GeneClock#wall()}. Either way no id is ever issued twice.
+ * <p>The default clock, {@link io.geneid.core.GeneClock#system()}, never goes backwards inside a process, so the policy only
+ * matters for a wall clock such as {@link io.geneid.core.GeneClock#wall()}. Either way no id is ever issued twice.
  *
  * @param maxWait how long a caller waits for the clock to catch up before {@link ClockMovedBackwardsException};
  *     {@link Duration#ZERO} fails at once

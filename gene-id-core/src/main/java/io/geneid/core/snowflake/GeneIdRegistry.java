@@ -3,7 +3,6 @@ package io.geneid.core.snowflake;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.lease.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 
 import java.lang.System.Logger.Level;

@@ -1,16 +1,17 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.GeneClock;
+
+import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.Checks;
-import io.geneid.core.internal.CoreHooks;
-import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.internal.Scopes;
 import io.geneid.core.internal.WorkerIdClaims;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.internal.GeneSpread;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.GeneSpread;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 
 import java.time.Duration;
@@ -112,25 +113,6 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
    */
   private volatile long ceilingMillis = Long.MAX_VALUE;
 
-  static {
-    CoreHooks.install(new CoreHooks.Hooks() {
-      @Override
-      public void ceiling(GeneSnowflakeGenerator generator, long unixMillis) {
-        generator.ceiling(unixMillis);
-      }
-
-      @Override
-      public void forgetShared(String key, GeneIdGenerator generator) {
-        GeneIdRegistry.removeShared(key, generator);
-      }
-
-      @Override
-      public void issueRun(GeneSnowflakeGenerator generator, int gene, long[] into, int from, int count) {
-        generator.issueRun(gene, into, from, count);
-      }
-    });
-  }
-
   private final ClockWatch clockWatch;
   /**
    * True for {@link GeneClock#system()}: an id of a millisecond under way is issued at a {@link RecentMillis} reading,
@@ -200,7 +182,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
    */
   @Override
   public long nextId() {
-    Object parentKey = ParentKeys.next();
+    Object parentKey = Scopes.next();
     if (parentKey != null) {
       return issue((int) layout.geneOfKey(parentKey));
     }
@@ -258,10 +240,10 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   @Override
   public long[] nextIds(int n) {
     Batches.checkCount(n);
-    boolean scoped = ParentKeys.peek() != null;
-    long[] ids = Batches.byGene(Batches.genes(n, layout, spread), this::issueRun);
+    boolean scoped = Scopes.peek() != null;
+    long[] ids = Batches.byGene(Batches.genes(n, layout::geneOfKey, spread::nextGene), this::issueRun);
     if (scoped) {
-      ParentKeys.take(n);
+      Scopes.take(n);
     }
     return ids;
   }
@@ -584,7 +566,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   /** Configuration of a {@link GeneSnowflakeGenerator}. */
   public static final class Builder {
     /** Default {@link #maxBorrowMillis(long)}. */
-    public static final long DEFAULT_MAX_BORROW_MILLIS = 10;
+    public static final long DEFAULT_MAX_BORROW_MILLIS = WorkerIdAssigner.DEFAULT_BORROW_SLACK_MILLIS;
     /** The largest {@code maxBorrowMillis}: one minute. */
     public static final long MAX_MAX_BORROW_MILLIS = 60_000;
     /** Default {@link #capacityWarningHorizon(Duration)}: five years of 365.25 days. */
@@ -706,7 +688,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
      */
     GeneSnowflakeGenerator buildClaimed(String claimant, boolean restartFloor) {
       validate();
-      WorkerIdClaims.Claim c = WorkerIdClaims.claim(layout, workerId, claimant);
+      WorkerIdClaims.Claim c = WorkerIdClaims.claim(layout.epoch(), workerId, claimant);
       try {
         return new GeneSnowflakeGenerator(this, c, restartFloor);
       } catch (RuntimeException | Error e) {

@@ -1,5 +1,7 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.GeneClock;
+
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.locks.LockSupport;

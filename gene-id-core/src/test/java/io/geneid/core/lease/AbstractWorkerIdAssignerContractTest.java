@@ -1,9 +1,11 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.snowflake.LeasedGeneGenerator;
+
 import io.geneid.core.GeneIdException;
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.snowflake.ClockMovedBackwardsException;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.TcpProxy;
 

@@ -1,8 +1,10 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.snowflake.LeasedGeneGenerator;
+
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,5 +1,9 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.snowflake.LeasedGeneGenerator;
+
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
@@ -54,14 +58,14 @@ class WorkerIdAssignersTest {
   void checkValidatesWithoutCreatingAnAssigner() {
     Map<String, String> props = Map.of("worker-id", "7", "mark-file", dir.resolve("never").toString(),
         "gene-bits", "4", "sequence-bits", "10");
-    assertThat(WorkerIdAssigners.check(props)).isEqualTo(GeneIdLayout.builder().geneBits(4).sequenceBits(10).build());
+    assertThat(LeasedGenerators.check(props)).isEqualTo(GeneIdLayout.builder().geneBits(4).sequenceBits(10).build());
     assertThat(dir.resolve("never")).doesNotExist();
     assertThat(dir.resolve("never.lock")).doesNotExist();
-    assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "redis-url", "x")))
+    assertThatThrownBy(() -> LeasedGenerators.check(Map.of("worker-id", "1", "redis-url", "x")))
         .hasMessageStartingWith("worker-assigner=static has no property 'redis-url'; allowed: ");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "gene-bits", "7")))
+    assertThatThrownBy(() -> LeasedGenerators.check(Map.of("worker-id", "1", "gene-bits", "7")))
         .hasMessageContaining("must be 63 but was 64");
-    assertThatThrownBy(() -> WorkerIdAssigners.check(Map.of("worker-id", "1", "lease-renew-interval", "5s")))
+    assertThatThrownBy(() -> LeasedGenerators.check(Map.of("worker-id", "1", "lease-renew-interval", "5s")))
         .hasMessage("lease-renew-interval must be in [10ms, 5000ms) (below lease-ttl) but was 5000ms");
   }
 
@@ -87,9 +91,9 @@ class WorkerIdAssignersTest {
   void sharedGeneratorIsOnePerConfiguration() {
     Map<String, String> props = Map.of("worker-id", "9", "mark-file", dir.resolve("m").toString(),
         "gene-bits", "4", "sequence-bits", "10", "lease-ttl", "2s");
-    GeneIdRegistry.Handle<LeasedGeneGenerator> first = WorkerIdAssigners.sharedGenerator(props);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> first = LeasedGenerators.sharedGenerator(props);
     LeasedGeneGenerator generator = first.generator();
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> second = WorkerIdAssigners.sharedGenerator(Map.copyOf(props))) {
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> second = LeasedGenerators.sharedGenerator(Map.copyOf(props))) {
       assertThat(second).isNotSameAs(first);
       assertThat(second.generator()).isSameAs(generator);
       assertThat(first.geneBits()).isEqualTo(4);
@@ -113,8 +117,8 @@ class WorkerIdAssignersTest {
     Path mark = dir.resolve("w13.mark");
     Map<String, String> props = Map.of("worker-id", "13", "mark-file", mark.toString(), "space", "counted",
         "lease-ttl", "1s");
-    GeneIdRegistry.Handle<LeasedGeneGenerator> spring = WorkerIdAssigners.sharedGenerator(props);
-    GeneIdRegistry.Handle<LeasedGeneGenerator> sharding = WorkerIdAssigners.sharedGenerator(props);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> spring = LeasedGenerators.sharedGenerator(props);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> sharding = LeasedGenerators.sharedGenerator(props);
     LeasedGeneGenerator generator = spring.generator();
     assertThat(sharding.generator()).isSameAs(generator);
     String key = WorkerIdAssigners.canonicalKey("static", SettingsReader.of(props));
@@ -141,7 +145,7 @@ class WorkerIdAssignersTest {
       assertThat(next.acquire(255, Duration.ofMillis(10)).previousHighWaterMark()).isAfterOrEqualTo(last);
     }
     // and a new call creates a new generator
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(props)) {
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = LeasedGenerators.sharedGenerator(props)) {
       assertThat(again.generator()).isNotSameAs(generator);
       assertThat(again.nextId()).isPositive();
     }

@@ -3,7 +3,7 @@ package io.geneid.core.segment;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,7 +1,7 @@
 package io.geneid.core.segment;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.TcpProxy;
 

@@ -1,6 +1,6 @@
 package io.geneid.core.segment;
 
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 
 import java.util.concurrent.atomic.AtomicLong;
 

@@ -1,9 +1,9 @@
 package io.geneid.core.snowflake;
 
+
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.lease.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.testing.Await;
@@ -86,7 +86,7 @@ class GeneIdRegistryTest {
     Map<String, String> props = Map.of("worker-id", "1", "epoch", Long.toString(layout.epoch().toEpochMilli()),
         "mark-file", dir.resolve("w1.mark").toString(), "space", "scenario6");
     for (int attempt = 0; attempt < 2; attempt++) { // the refused attempt left no lock behind: same answer again
-      assertThatThrownBy(() -> WorkerIdAssigners.sharedGenerator(props))
+      assertThatThrownBy(() -> LeasedGenerators.sharedGenerator(props))
           .isInstanceOf(IllegalStateException.class)
           .hasMessageStartingWith("worker id 1 (epoch 2024-06-06T00:00:00Z) is already used in this JVM by "
               + "GeneSnowflakeGenerator.builder().build() [workerId=1, " + layout)
@@ -108,7 +108,7 @@ class GeneIdRegistryTest {
     GeneIdLayout leasedLayout = GeneIdLayout.builder().epoch(layout.epoch()).sequenceBits(0).geneBits(0)
         .workerBits(22).build();
     Instant leasedMark;
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> leased = WorkerIdAssigners.sharedGenerator(props)) {
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> leased = LeasedGenerators.sharedGenerator(props)) {
       for (int i = 0; i < 500; i++) {
         leased.nextId(); // one id per ms: these borrow up to 500 ms ahead
       }
@@ -334,13 +334,13 @@ class GeneIdRegistryTest {
   void aGeneratorClosedDirectlyLeavesTheRegistryAndItsHandlesFailLikeIt() {
     Map<String, String> props = Map.of("worker-id", "14", "mark-file", dir.resolve("w14.mark").toString(),
         "space", "direct", "lease-ttl", "1s");
-    GeneIdRegistry.Handle<LeasedGeneGenerator> handle = WorkerIdAssigners.sharedGenerator(props);
+    GeneIdRegistry.Handle<LeasedGeneGenerator> handle = LeasedGenerators.sharedGenerator(props);
     handle.generator().close(); // for every user: the handle's javadoc says to close the handle instead
     assertThat(GeneIdRegistry.users(handle.key())).isZero();
     assertThat(GeneIdRegistry.allShared()).doesNotContain(handle.generator());
     assertThatThrownBy(handle::nextId).isInstanceOf(GeneIdException.class).hasMessageContaining("is closed");
     handle.close();
-    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = WorkerIdAssigners.sharedGenerator(props)) {
+    try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = LeasedGenerators.sharedGenerator(props)) {
       assertThat(again.generator()).isNotSameAs(handle.generator());
       assertThat(again.nextId()).isPositive();
     }

@@ -1,5 +1,7 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.GeneClock;
+
 import io.geneid.core.GeneIdLayout;
 
 import static org.assertj.core.api.Assertions.assertThat;

@@ -1,6 +1,6 @@
 package io.geneid.core.testing;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerLeaseLostException;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,7 +1,7 @@
 package io.geneid.core.testing;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 
 import java.util.concurrent.atomic.AtomicLong;
 

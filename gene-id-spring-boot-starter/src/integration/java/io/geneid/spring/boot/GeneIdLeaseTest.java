@@ -1,5 +1,7 @@
 package io.geneid.spring.boot;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import static io.geneid.spring.boot.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -8,7 +10,7 @@ import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import io.geneid.redis.TestRedis;
@@ -121,7 +123,7 @@ class GeneIdLeaseTest {
       Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", redis.prefix, "space", space, "worker-id-min", "9", "worker-id-max", "9",
           "lease-ttl", "2s", "lease-acquire-timeout", "0ms", "lease-owner", owner));
-      sharding.set(WorkerIdAssigners.sharedGenerator(props));
+      sharding.set(LeasedGenerators.sharedGenerator(props));
       assertThat(sharding.get().generator()).isSameAs(generator);
       assertThat(GeneIdRegistry.allShared()).contains(generator);
     });

@@ -3,7 +3,7 @@ package io.geneid.spring.boot;
 import static io.geneid.spring.boot.StartupFailures.failsWith;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.etcd.PrivateEtcd;
 import io.geneid.zookeeper.TestZookeeper;
 import java.util.HashSet;

@@ -6,7 +6,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.redis.PrivateRedis;
 import io.geneid.redis.TestRedis;
 import io.geneid.spring.boot.actuate.GeneIdActuatorAutoConfiguration;

@@ -1,10 +1,12 @@
 package io.geneid.spring.boot;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.spring.boot.GeneIdProperties.ClockSource;
 import io.geneid.spring.boot.GeneIdProperties.WorkerAssigner;
@@ -122,7 +124,7 @@ class GeneIdLeaseConfiguration {
       } else {
         SettingsReader props = properties.settings(true);
         GeneIdRegistry.Handle<LeasedGeneGenerator> handle =
-            GeneIdProperties.named(() -> WorkerIdAssigners.sharedGenerator(props));
+            GeneIdProperties.named(() -> LeasedGenerators.sharedGenerator(props));
         hold = new LeaseHold(handle.generator(), handle);
       }
     } catch (GeneIdException e) {

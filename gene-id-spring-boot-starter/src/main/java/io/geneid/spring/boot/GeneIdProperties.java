@@ -1,11 +1,13 @@
 package io.geneid.spring.boot;
 
+import io.geneid.core.snowflake.SnowflakeSettings;
+
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import java.time.Duration;
 import java.time.Instant;
@@ -374,8 +376,8 @@ public record GeneIdProperties(
       GeneSnowflakeGenerator.Builder builder = GeneSnowflakeGenerator.builder()
           .layout(layout)
           .clock(clock == ClockSource.WALL ? GeneClock.wall() : GeneClock.system())
-          .maxBorrowMillis(settings.maxBorrowMillis())
-          .clockBackwardsPolicy(settings.clockBackwardsPolicy());
+          .maxBorrowMillis(SnowflakeSettings.maxBorrowMillis(settings))
+          .clockBackwardsPolicy(SnowflakeSettings.clockBackwardsPolicy(settings));
       if (workerId != null) {
         builder.workerId(settings.range(WORKER_ID, workerId, 0, layout.maxWorkerId()));
       }

@@ -1,6 +1,8 @@
 package io.geneid.spring.boot;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGenerators;
+
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.SegmentStore;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.jdbc.JdbcSegmentStore;
@@ -26,7 +28,7 @@ final class JdbcSupport {
         .createTable(properties.jdbc().createTables())
         .leaseSettings(WorkerIdAssigners.leaseSettings(props))
         .build();
-    return WorkerIdAssigners.generator(props, assigner);
+    return LeasedGenerators.generator(props, assigner);
   }
 
   /** The segment store over {@code dataSource}; its table created before the first claim if asked to. */

@@ -3,7 +3,7 @@ package io.geneid.spring.boot.actuate;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.TcpProxy;
 import io.geneid.redis.RedisWorkerIdAssigner;

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
 import io.geneid.core.GeneIdParts;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.redis.TestRedis;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.Order;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItem;

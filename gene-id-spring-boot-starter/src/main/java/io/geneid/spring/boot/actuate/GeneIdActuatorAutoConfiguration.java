@@ -3,7 +3,7 @@ package io.geneid.spring.boot.actuate;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.micrometer.GeneIdMetrics;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
 import io.geneid.spring.boot.GeneIdProperties;

@@ -7,7 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.geneid.core.testing.Await;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 import io.geneid.micrometer.GeneIdMetrics;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;

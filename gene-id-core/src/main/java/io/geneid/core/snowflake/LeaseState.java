@@ -1,10 +1,8 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
 
-import io.geneid.core.internal.CoreHooks;
+import io.geneid.core.lease.WorkerLease;
+
 import io.geneid.core.internal.WorkerIdClaims;
-import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.snowflake.GeneSnowflakeStats;
 
 import org.jspecify.annotations.Nullable;
 
@@ -41,7 +39,7 @@ record LeaseState(@Nullable Holding holding, @Nullable WorkerLease lease, long d
 
     /** Stops the engine: ids it makes from now on fail its ceiling (and would fail the fencing check anyway). */
     void stop() {
-      CoreHooks.get().ceiling(engine, Long.MIN_VALUE / 4);
+      engine.ceiling(Long.MIN_VALUE / 4);
     }
   }
 

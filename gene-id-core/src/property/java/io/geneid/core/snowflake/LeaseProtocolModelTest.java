@@ -1,10 +1,10 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdParts;
-import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,7 +27,7 @@ import org.jspecify.annotations.Nullable;
 
 /**
  * The lease protocol as a whole, model-based: three processes ({@link LeasedGeneGenerator}s with keepers driven by
- * hand, each with its own clock) share a {@link ModelLeaseStore} that follows {@link WorkerIdAssigner}'s protocol and
+ * hand, each with its own clock) share a {@link ModelLeaseStore} that follows {@link io.geneid.core.lease.WorkerIdAssigner}'s protocol and
  * can forget, roll back to an older snapshot (and say so, or not: a silent rollback), drop one worker id's record
  * and lose replies. Random action
  * sequences move time, run keeper steps, issue ids, pause and resume processes, step their clocks and break the
@@ -106,7 +106,7 @@ class LeaseProtocolModelTest {
   }
 
   /**
-   * The rule of {@link WorkerIdAssigner#vouchesForHistory()}: a store that may go back in time without noticing
+   * The rule of {@link io.geneid.core.lease.WorkerIdAssigner#vouchesForHistory()}: a store that may go back in time without noticing
    * (no new identity, nothing marked unknown) does not vouch, and its grants wait out any holder it forgot.
    */
   @Property(tries = 1000)

@@ -1,4 +1,9 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
+import io.geneid.core.lease.StaticWorkerIdAssigner;
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerLease;
+
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.testing.Await;

@@ -1,7 +1,12 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerIdExhaustedException;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 
 import java.time.Duration;
 import java.time.Instant;

@@ -1,9 +1,12 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
+import io.geneid.core.lease.WorkerIdAssigner;
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import io.geneid.core.testing.CapturingLoggerFinder;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;

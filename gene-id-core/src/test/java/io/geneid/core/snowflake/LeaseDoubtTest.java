@@ -1,10 +1,15 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
+
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
-import io.geneid.core.snowflake.GeneClock;
+import io.geneid.core.GeneClock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicLong;

@@ -1,12 +1,12 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
 
-import io.geneid.core.internal.CoreHooks;
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerIdExhaustedException;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
+
 import io.geneid.core.internal.WorkerIdClaims;
 import io.geneid.core.GeneIdException;
-import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.ClockMovedBackwardsException;
-import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -289,7 +289,7 @@ final class LeaseKeeper implements Runnable {
       finishRenewal();
       return;
     }
-    CoreHooks.get().ceiling(h.engine, renewed.highWaterMark().toEpochMilli()); // first the ceiling, then the deadline
+    h.engine.ceiling(renewed.highWaterMark().toEpochMilli()); // first the ceiling, then the deadline
     boolean wasFenced = lossCountedFor.get() >= s.generation();
     // a renewal that took longer than the TTL leaves the lease lapsed: same generation (the loss counts once), and
     // the next renewal follows at once
@@ -486,7 +486,7 @@ final class LeaseKeeper implements Runnable {
       }
       WorkerIdClaims.Claim claim;
       try {
-        claim = WorkerIdClaims.claim(g.layout, lease.workerId(), claimant);
+        claim = WorkerIdClaims.claim(g.layout.epoch(), lease.workerId(), claimant);
       } catch (IllegalStateException e) {
         releaseQuietly(lease, lease.previousHighWaterMark());
         if (lease.expiresAt().equals(Instant.MAX)) {
@@ -526,7 +526,7 @@ final class LeaseKeeper implements Runnable {
           .clockBackwardsPolicy(g.clockBackwardsPolicy)
           .highWaterMark(Instant.ofEpochMilli(previous))
           .buildUnshared();
-      CoreHooks.get().ceiling(engine, previous); // nothing may be issued before the first mark is recorded
+      engine.ceiling(previous); // nothing may be issued before the first mark is recorded
       LeaseState.Holding h = new LeaseState.Holding(lease.workerId(), engine, claim);
       long sent = g.nanos.getAsLong();
       long sentWall = System.currentTimeMillis();
@@ -540,7 +540,7 @@ final class LeaseKeeper implements Runnable {
         releaseQuietly(lease, lease.previousHighWaterMark());
         throw e;
       }
-      CoreHooks.get().ceiling(engine, renewed.highWaterMark().toEpochMilli());
+      engine.ceiling(renewed.highWaterMark().toEpochMilli());
       long first = previous;
       boolean waits = first == forgotten;
       LOG.log(Level.INFO, () -> "leased " + where(lease.workerId()) + " as " + lease.owner()
@@ -630,7 +630,7 @@ final class LeaseKeeper implements Runnable {
         try {
           lease = call("renew of worker id " + h.workerId + " at " + assigner,
               () -> assigner.renew(held, Instant.ofEpochMilli(mark)));
-          CoreHooks.get().ceiling(h.engine, lease.highWaterMark().toEpochMilli());
+          h.engine.ceiling(lease.highWaterMark().toEpochMilli());
           sent = s;
           sentWall = sw;
           retryAt = s + g.renewIntervalNanos;

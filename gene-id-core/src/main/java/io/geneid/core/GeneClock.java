@@ -1,4 +1,4 @@
-package io.geneid.core.snowflake;
+package io.geneid.core;
 
 /**
  * The time source of a generator, in milliseconds since 1970-01-01T00:00:00Z.
@@ -14,7 +14,7 @@ public interface GeneClock {
   /**
    * The default clock: the wall clock read once, then advanced by {@link System#nanoTime()}. It never goes
    * backwards inside a process, whatever NTP or an operator does to the wall clock; it can drift from the wall
-   * clock by the rate error of the two clocks over the life of the process. {@link GeneSnowflakeGenerator} issues
+   * clock by the rate error of the two clocks over the life of the process. {@link io.geneid.core.snowflake.GeneSnowflakeGenerator} issues
    * most ids with this clock from a reading that a daemon thread refreshes about once a millisecond (see "Clock"
    * there), which is never ahead of it.
    */

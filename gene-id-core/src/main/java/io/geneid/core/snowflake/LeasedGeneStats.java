@@ -1,6 +1,5 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
 
-import io.geneid.core.snowflake.GeneSnowflakeStats;
 
 import java.time.Duration;
 import org.jspecify.annotations.Nullable;

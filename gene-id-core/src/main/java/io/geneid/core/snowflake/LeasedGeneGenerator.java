@@ -1,20 +1,18 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
+import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.lease.WorkerLeaseLostException;
 
 import io.geneid.core.internal.Batches;
-import io.geneid.core.internal.CoreHooks;
-import io.geneid.core.internal.ParentKeys;
+import io.geneid.core.internal.Scopes;
 import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.internal.GeneSpread;
-import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.ClockMovedBackwardsException;
-import io.geneid.core.snowflake.GeneClock;
-import io.geneid.core.snowflake.GeneIdRegistry;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
-import io.geneid.core.snowflake.GeneSnowflakeStats;
+import io.geneid.core.GeneSpread;
+import io.geneid.core.GeneClock;
 
 import java.lang.System.Logger.Level;
 import java.time.Duration;
@@ -100,13 +98,13 @@ import org.jspecify.annotations.Nullable;
  * {@code storeWait} however silent the store (an unfinished release is abandoned, and the lease expires after its
  * TTL).
  *
- * <p>Logging ({@link System.Logger} {@code io.geneid.core.lease.LeasedGeneGenerator}): one line per change of state,
+ * <p>Logging ({@link System.Logger} {@code io.geneid.core.snowflake.LeasedGeneGenerator}): one line per change of state,
  * naming the space, the worker id and the store: leased, renewal failing (with its stack trace, once per outage),
  * working again, fenced, moved after a clock step, released at close; retries while failing are only counted
  * ({@link #stats()}).
  *
  * <p>Close the generator when done; for generators shared by ShardingSphere, MyBatis-Plus and Spring use
- * {@link WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
+ * {@link io.geneid.core.lease.WorkerIdAssigners#sharedGenerator(java.util.Map)}, which keeps one per configuration in
  * {@link GeneIdRegistry}, hands each user a counted handle and releases the lease when the last handle is closed (or
  * at JVM shutdown).
  *
@@ -120,7 +118,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   static final int MAX_RETRIES = 3;
 
   final WorkerIdAssigner assigner;
-  /** Whether closing this generator closes the assigner: only one that gene-id built ({@link WorkerIdAssigners}). */
+  /** Whether closing this generator closes the assigner: only one that gene-id built ({@link io.geneid.core.lease.WorkerIdAssigners}). */
   final boolean ownsAssigner;
   final GeneIdLayout layout;
   final GeneClock clock;
@@ -223,12 +221,12 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
    */
   @Override
   public long nextId() {
-    Object parentKey = ParentKeys.peek();
+    Object parentKey = Scopes.peek();
     if (parentKey == null) {
       return issue((int) spread.nextGene());
     }
     long id = issue((int) layout.geneOfKey(parentKey));
-    ParentKeys.take();
+    Scopes.take();
     return id;
   }
 
@@ -238,26 +236,6 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
       throw new IllegalArgumentException("gene must be in [0, " + layout.maxGene() + "] but was " + gene);
     }
     return issue((int) gene);
-  }
-
-  @Override
-  public long nextIdFor(long parentKey) {
-    return issue((int) layout.geneOf(parentKey));
-  }
-
-  @Override
-  public long nextIdFor(String parentKey) {
-    return issue((int) layout.geneOf(parentKey));
-  }
-
-  @Override
-  public long nextIdForKey(Object parentKey) {
-    return issue((int) layout.geneOfKey(parentKey));
-  }
-
-  @Override
-  public long getGene(long id) {
-    return id & layout.maxGene();
   }
 
   @Override
@@ -273,11 +251,11 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
   @Override
   public long[] nextIds(int n) {
     Batches.checkCount(n);
-    boolean scoped = ParentKeys.peek() != null;
+    boolean scoped = Scopes.peek() != null;
     long[] ids = new long[n];
-    issue(-1, Batches.genes(n, layout, spread), ids);
+    issue(-1, Batches.genes(n, layout::geneOfKey, spread::nextGene), ids);
     if (scoped) {
-      ParentKeys.take(n);
+      Scopes.take(n);
     }
     return ids;
   }
@@ -313,9 +291,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
         if (genes == null) {
           id = h.engine.nextId(gene);
         } else {
-          CoreHooks.Hooks hooks = CoreHooks.get();
-          long[] made = Batches.byGene(genes,
-              (g, into, from, count) -> hooks.issueRun(h.engine, g, into, from, count));
+          long[] made = Batches.byGene(genes, h.engine::issueRun);
           System.arraycopy(made, 0, Objects.requireNonNull(batch), 0, made.length);
           id = 0L;
         }
@@ -456,7 +432,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     }
     String key = registryKey;
     if (key != null) {
-      CoreHooks.get().forgetShared(key, this);
+      GeneIdRegistry.removeShared(key, this);
     }
   }
 
@@ -633,7 +609,7 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     /**
      * Where worker ids come from. Required. The generator releases its lease at {@link #close()} but does not close
      * the assigner: whoever builds a store client closes it, so close the assigner after the generator (a failed
-     * {@link #build()} leaves it open, ready for another try). Generators that {@link WorkerIdAssigners} builds from
+     * {@link #build()} leaves it open, ready for another try). Generators that {@link io.geneid.core.lease.WorkerIdAssigners} builds from
      * properties own the assigners it creates for them and close them.
      */
     public Builder assigner(WorkerIdAssigner assigner) {

@@ -1,6 +1,6 @@
-package io.geneid.core.internal;
+package io.geneid.core;
 
-import io.geneid.core.GeneContext;
+
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
 import io.geneid.core.testing.ManualClock;
 

@@ -1,10 +1,8 @@
-package io.geneid.core.internal;
+package io.geneid.core;
 
+import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.Checks;
-import io.geneid.core.GeneContext;
-import io.geneid.core.GeneIdGenerator;
-import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.GeneSnowflakeGenerator;
+import io.geneid.core.internal.Scopes;
 
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +21,7 @@ import java.util.concurrent.atomic.AtomicLongArray;
  *       residue modulo {@code 2^k} once, so routing by {@code gene % 2^k} (2, 4, 8 ... shards) is exact after every
  *       {@code 2^k} calls, as with a round-robin counter.
  *   <li><b>Several callers sharing one spread</b> (one thread inserting into several tables in turn, all through
- *       {@link GeneSnowflakeGenerator#nextId()}): each table's rows balance <em>in expectation only</em>. The gene of
+ *       {@link io.geneid.core.snowflake.GeneSnowflakeGenerator#nextId()}): each table's rows balance <em>in expectation only</em>. The gene of
  *       a call is uniform whatever its position, and the order within a cycle is not linear in the call counter
  *       (gene bit {@code j} is counter bit {@code j} flipped by a keyed, non-linear function of the counter's higher
  *       bits, with a fresh key every cycle), so no pattern of calls lines up systematically with a modulo routing,
@@ -98,7 +96,7 @@ public final class GeneSpread {
    * @throws IllegalArgumentException if {@code ids} carries another number of gene bits than this spread
    */
   public long nextId(GeneIdGenerator ids) {
-    if (ParentKeys.peek() != null) {
+    if (Scopes.peek() != null) {
       return ids.nextId();
     }
     if (ids.geneBits() != geneBits) {
@@ -119,7 +117,7 @@ public final class GeneSpread {
    */
   public long[] nextIds(GeneIdGenerator ids, int n) {
     Batches.checkCount(n);
-    if (ParentKeys.peek() != null) {
+    if (Scopes.peek() != null) {
       return ids.nextIds(n);
     }
     if (ids.geneBits() != geneBits) {
@@ -130,17 +128,7 @@ public final class GeneSpread {
     for (int i = 0; i < n; i++) {
       genes[i] = (int) nextGene();
     }
-    if (ids instanceof io.geneid.core.segment.GeneSegmentGenerator) {
-      // a segment id is (value << G) | gene and its value is unique whatever the gene: one run of values, the
-      // spread's genes in order, so the ids still ascend in array order as single calls would
-      long[] run = ids.nextIdsFor(0, n);
-      for (int i = 0; i < n; i++) {
-        run[i] |= genes[i];
-      }
-      return run;
-    }
-    return Batches.byGene(genes, (gene, into, from, count) ->
-        System.arraycopy(ids.nextIdsFor(gene, count), 0, into, from, count));
+    return ids.nextIdsWithGenes(genes);
   }
 
   /** G: the spread hands out genes in {@code [0, 2^G - 1]}. */

@@ -1,13 +1,14 @@
-package io.geneid.core.lease;
+package io.geneid.core.snowflake;
+
+import io.geneid.core.lease.StaticWorkerIdAssigner;
+import io.geneid.core.lease.WorkerLeaseLostException;
+
 
 import io.geneid.core.internal.WorkerIdClaims;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
-import io.geneid.core.snowflake.ClockBackwardsPolicy;
-import io.geneid.core.snowflake.ClockMovedBackwardsException;
-import io.geneid.core.snowflake.GeneClock;
-import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.GeneClock;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.CapturingLoggerFinder;
 import io.geneid.core.testing.ManualClock;
@@ -160,22 +161,22 @@ class LeasedGeneGeneratorFaultTest {
   @Test
   void aWorkerIdClaimedByAnotherGeneratorOfThisJvmIsPassedOver() {
     ModelLeaseStore store = new ModelLeaseStore(space, 0, 2, Duration.ofSeconds(1), GeneClock.system());
-    try (WorkerIdClaims.Claim fixed = WorkerIdClaims.claim(layout, 0, "a fixed worker-id test generator")) {
+    try (WorkerIdClaims.Claim fixed = WorkerIdClaims.claim(layout.epoch(), 0, "a fixed worker-id test generator")) {
       LeasedGeneGenerator g = track(LeasedGeneGenerator.builder().assigner(store.holder("p", Duration.ZERO))
           .layout(layout).build());
       assertThat(g.workerId()).isEqualTo(1);
       assertThat(store.heldBy("p")).containsExactly(1L); // worker id 0 went back to the pool at once
-      assertThatThrownBy(() -> WorkerIdClaims.claim(layout, 1, "another")).isInstanceOf(IllegalStateException.class)
+      assertThatThrownBy(() -> WorkerIdClaims.claim(layout.epoch(), 1, "another")).isInstanceOf(IllegalStateException.class)
           .hasMessageContaining("LeasedGeneGenerator of space '" + space + "' from ModelLeaseStore[" + space + "] as p");
       g.close();
-      WorkerIdClaims.claim(layout, 1, "after close").close(); // the claim was given up with the holding
+      WorkerIdClaims.claim(layout.epoch(), 1, "after close").close(); // the claim was given up with the holding
     }
   }
 
   @Test
   void aStaticWorkerIdClaimedByAnotherGeneratorIsAStartUpErrorNamingBoth(@org.junit.jupiter.api.io.TempDir
       java.nio.file.Path dir) {
-    try (WorkerIdClaims.Claim fixed = WorkerIdClaims.claim(layout, 7, "a fixed worker-id test generator")) {
+    try (WorkerIdClaims.Claim fixed = WorkerIdClaims.claim(layout.epoch(), 7, "a fixed worker-id test generator")) {
       StaticWorkerIdAssigner a = StaticWorkerIdAssigner.builder().space(space).workerId(7)
           .markFile(dir.resolve("w7.mark")).build();
       assertThatThrownBy(() -> LeasedGeneGenerator.builder().assigner(a).layout(layout).build())
