@@ -70,8 +70,9 @@ import java.util.function.Supplier;
  * ids anyway).
  *
  * <p>Meters read the generator when the registry is scraped; issuing ids costs nothing more. Meters hold the
- * generator weakly, as Micrometer's function meters do: a generator from {@link GeneIdRegistry} lives as long as the
- * JVM; keep a reference to one built with {@code buildUnshared()}. Generators built after {@link #registered()}
+ * generator weakly, as Micrometer's function meters do: a generator from {@code build()} is registered in
+ * {@link GeneIdRegistry} and lives as long as the JVM; a test's {@code buildUnshared()} generator (tests only) is
+ * measured while the test keeps a reference to it. Generators built after {@link #registered()}
  * bound its meters are not included: bind again (meters that exist are kept; use {@link #and(GeneIdMetrics)} to bind
  * several sources at once, each generator once).
  */
