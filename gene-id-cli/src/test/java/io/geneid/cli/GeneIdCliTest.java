@@ -137,7 +137,7 @@ class GeneIdCliTest {
         "gene-id decode: --epoch must be an ISO-8601 instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01"
             + " (UTC) or Unix milliseconds but was 'yesterday'\n"));
     assertThat(CliRun.of("layout", "--gene-bits", "17", "--sequence-bits", "-3")).isEqualTo(new CliRun(2, "",
-        "gene-id layout: invalid layout (from flags): sequenceBits must be in [0, 28] but was -3\n"));
+        "gene-id layout: invalid layout (from flags): sequence-bits must be in [0, 28] but was -3\n"));
   }
 
   // ---------------------------------------------------------------- gene

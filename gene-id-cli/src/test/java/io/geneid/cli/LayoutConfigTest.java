@@ -154,7 +154,7 @@ class LayoutConfigTest {
         .isEqualTo("gene-id decode: " + words + ": gene-bits must be a whole number but was 'ten'\n");
     String sum = write("sum.yml", "gene-id:\n  gene-bits: 10\n");
     assertThat(decodeWith(sum)).isEqualTo(new CliRun(2, "", "gene-id decode: invalid layout (from " + sum
-        + "): timestampBits + workerBits + sequenceBits + geneBits must be 63 but was 67 (41 + 8 + 8 + 10)\n"));
+        + "): timestamp-bits + worker-bits + sequence-bits + gene-bits must be 63 (the defaults are 41 + 8 + 8 + 6) but was 67 (41 + 8 + 8 + 10)\n"));
     String epoch = write("epoch.yml", "gene-id:\n  epoch: soon\n");
     assertThat(decodeWith(epoch).err()).isEqualTo("gene-id decode: " + epoch + ": gene-id.epoch must be an ISO-8601"
         + " instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01 (UTC) or Unix milliseconds but was"

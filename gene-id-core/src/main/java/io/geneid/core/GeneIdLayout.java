@@ -1,5 +1,9 @@
 package io.geneid.core;
 
+import io.geneid.core.settings.InvalidSettingException;
+import io.geneid.core.settings.SettingsReader;
+import java.util.List;
+
 import io.geneid.core.internal.Checks;
 
 import java.time.Duration;
@@ -54,23 +58,23 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
   /** Checks every field; see the class comment for the ranges. */
   public GeneIdLayout {
     if (epoch == null) {
-      throw new IllegalArgumentException("epoch must not be null");
+      throw new InvalidSettingException(SettingsReader.EPOCH, null, "an instant such as " + DEFAULT_EPOCH);
     }
-    Checks.range("timestampBits", timestampBits, MIN_TIMESTAMP_BITS, 63);
-    Checks.range("workerBits", workerBits, 0, MAX_FIELD_BITS);
-    Checks.range("sequenceBits", sequenceBits, 0, MAX_FIELD_BITS);
-    Checks.range("geneBits", geneBits, 0, MAX_GENE_BITS);
+    InvalidSettingException.requireRange(SettingsReader.TIMESTAMP_BITS, timestampBits, MIN_TIMESTAMP_BITS, 63);
+    InvalidSettingException.requireRange(SettingsReader.WORKER_BITS, workerBits, 0, MAX_FIELD_BITS);
+    InvalidSettingException.requireRange(SettingsReader.SEQUENCE_BITS, sequenceBits, 0, MAX_FIELD_BITS);
+    InvalidSettingException.requireRange(SettingsReader.GENE_BITS, geneBits, 0, MAX_GENE_BITS);
     int sum = timestampBits + workerBits + sequenceBits + geneBits;
     if (sum != 63) {
-      throw new IllegalArgumentException(
-          "timestampBits + workerBits + sequenceBits + geneBits must be 63 but was " + sum + " ("
-              + timestampBits + " + " + workerBits + " + " + sequenceBits + " + " + geneBits + ")");
+      throw new InvalidSettingException(List.of(SettingsReader.TIMESTAMP_BITS, SettingsReader.WORKER_BITS,
+          SettingsReader.SEQUENCE_BITS, SettingsReader.GENE_BITS), sum + " (" + timestampBits + " + " + workerBits
+          + " + " + sequenceBits + " + " + geneBits + ")", "63 (the defaults are 41 + 8 + 8 + 6)");
     }
     if (epoch.getNano() % 1_000_000 != 0) {
-      throw new IllegalArgumentException("epoch must be a whole millisecond but was " + epoch);
+      throw new InvalidSettingException(SettingsReader.EPOCH, epoch.toString(), "a whole millisecond");
     }
     if (epoch.isBefore(Instant.EPOCH)) {
-      throw new IllegalArgumentException("epoch must not be before " + Instant.EPOCH + " but was " + epoch);
+      throw new InvalidSettingException(SettingsReader.EPOCH, epoch.toString(), "not before " + Instant.EPOCH);
     }
   }
 
@@ -79,17 +83,40 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
    * out. A layout is a structure, valid whatever the time, so ids of a layout that ran out still decode; this check
    * belongs to building a generator with its clock (the generators and the settings readers call it).
    *
-   * @throws IllegalArgumentException naming the epoch, or the timestamp bits and when they ran out
+   * @throws InvalidSettingException naming the epoch, or the timestamp bits and when they ran out
    */
   public void checkUsableAt(Instant now) {
     if (epoch.isAfter(now)) {
-      throw new IllegalArgumentException("epoch must not be in the future but was " + epoch + " (now " + now + ")");
+      throw new InvalidSettingException(SettingsReader.EPOCH, epoch + " (now " + now + ")", "in the past");
     }
     // (1L << 63) - 1 wraps to Long.MAX_VALUE, the right answer for T = 63
     Instant end = epoch.plusMillis((1L << timestampBits) - 1).plusMillis(1);
     if (!end.isAfter(now)) {
-      throw new IllegalArgumentException("timestampBits " + timestampBits + " from epoch " + epoch
-          + " ran out at " + end + ": choose a later epoch or more timestampBits");
+      throw new InvalidSettingException(SettingsReader.TIMESTAMP_BITS, timestampBits + " (from epoch " + epoch
+          + " they ran out at " + end + ")", "enough to reach today from the epoch (choose a later epoch or more timestamp bits)");
+    }
+  }
+
+  /**
+   * The layout of {@link SettingsReader#EPOCH}, {@link SettingsReader#TIMESTAMP_BITS},
+   * {@link SettingsReader#WORKER_BITS}, {@link SettingsReader#SEQUENCE_BITS} and {@link SettingsReader#GENE_BITS}, each
+   * defaulting to {@link #defaults()}, usable now.
+   *
+   * @throws InvalidSettingException naming each key as {@code props} names it: one out of its own range, or every
+   *     width when they do not add up
+   */
+  public static GeneIdLayout from(SettingsReader props) {
+    GeneIdLayout d = DEFAULTS;
+    try {
+      GeneIdLayout layout = new GeneIdLayout(props.epoch(SettingsReader.EPOCH, d.epoch()),
+          props.intValue(SettingsReader.TIMESTAMP_BITS, MIN_TIMESTAMP_BITS, 63, d.timestampBits()),
+          props.intValue(SettingsReader.WORKER_BITS, 0, MAX_FIELD_BITS, d.workerBits()),
+          props.intValue(SettingsReader.SEQUENCE_BITS, 0, MAX_FIELD_BITS, d.sequenceBits()),
+          props.intValue(SettingsReader.GENE_BITS, 0, MAX_GENE_BITS, d.geneBits()));
+      layout.checkUsableAt(Instant.now()); // settings configure a generator: usable now, not only well formed
+      return layout;
+    } catch (InvalidSettingException e) {
+      throw props.named(e);
     }
   }
 

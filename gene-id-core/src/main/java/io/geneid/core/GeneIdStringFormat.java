@@ -1,5 +1,9 @@
 package io.geneid.core;
 
+import io.geneid.core.settings.InvalidSettingException;
+import io.geneid.core.settings.SettingsReader;
+import java.util.List;
+
 import java.time.DateTimeException;
 import java.time.Instant;
 import java.time.LocalDate;
@@ -64,23 +68,59 @@ public record GeneIdStringFormat(String prefix, @Nullable GeneIdLayout dateLayou
   public GeneIdStringFormat {
     Objects.requireNonNull(prefix, "prefix");
     if (prefix.length() > MAX_PREFIX_LENGTH) {
-      throw new IllegalArgumentException("prefix must have at most " + MAX_PREFIX_LENGTH + " characters but was '"
-          + prefix + "' (" + prefix.length() + ")");
+      throw new InvalidSettingException(SettingsReader.STRING_ID_PREFIX, "'" + prefix + "' (" + prefix.length() + ")",
+          "at most " + MAX_PREFIX_LENGTH + " characters");
     }
     for (int i = 0; i < prefix.length(); i++) {
       char c = prefix.charAt(i);
       if (!(c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '_' || c == '-' || c == '.'
           || c == ':')) {
-        throw new IllegalArgumentException("prefix must consist of A-Z a-z 0-9 _ - . : but was '" + prefix
-            + "' (character '" + c + "' at index " + i + ")");
+        throw new InvalidSettingException(SettingsReader.STRING_ID_PREFIX, "'" + prefix + "' (character '" + c
+            + "' at index " + i + ")", "made of A-Z a-z 0-9 _ - . :");
       }
     }
     if (dateLayout != null) {
       Instant last = dateLayout.lastTimestamp();
       if (last.isAfter(Instant.parse("9999-12-31T23:59:59.999Z"))) {
-        throw new IllegalArgumentException("a date part (yyyyMMdd) needs a layout whose timestamps end before the"
-            + " year 10000 but " + dateLayout + " runs until " + last);
+        throw new InvalidSettingException(SettingsReader.STRING_ID_DATE, "true with " + dateLayout + ", which runs"
+            + " until " + last, "false unless the layout's timestamps end before the year 10000 (a yyyyMMdd part)");
       }
+    }
+  }
+
+  /**
+   * The string form of ids, or null for numeric ids: {@link SettingsReader#STRING_IDS} ({@code true} turns it on,
+   * default {@code false}), {@link SettingsReader#STRING_ID_PREFIX} (default none) and
+   * {@link SettingsReader#STRING_ID_DATE} (default {@code false}; the date part is the UTC day of each id's timestamp
+   * under {@code dateLayout}).
+   *
+   * @param dateLayout the layout of the ids, for the date part; null where ids carry no time (segment ids), which
+   *     refuses {@code string-id-date: true}
+   * @throws InvalidSettingException naming the key as {@code props} names it: a prefix or date set while string ids
+   *     are off, a bad prefix, a date part without a time to take it from
+   */
+  public static @Nullable GeneIdStringFormat from(SettingsReader props, @Nullable GeneIdLayout dateLayout) {
+    if (!props.bool(SettingsReader.STRING_IDS, false)) {
+      for (String key : List.of(SettingsReader.STRING_ID_PREFIX, SettingsReader.STRING_ID_DATE)) {
+        if (props.has(key)) {
+          throw props.named(new InvalidSettingException(key, "set", "unset while " + props.nameOf(
+              SettingsReader.STRING_IDS) + " is false (it configures string ids)"));
+        }
+      }
+      return null;
+    }
+    try {
+      Builder b = builder().prefix(props.string(SettingsReader.STRING_ID_PREFIX, ""));
+      if (props.bool(SettingsReader.STRING_ID_DATE, false)) {
+        if (dateLayout == null) {
+          throw new InvalidSettingException(SettingsReader.STRING_ID_DATE, "true", "false for ids that carry no time"
+              + " to take a date from");
+        }
+        b.date(dateLayout);
+      }
+      return b.build();
+    } catch (InvalidSettingException e) {
+      throw props.named(e);
     }
   }
 

@@ -56,25 +56,25 @@ class GeneIdLayoutTest {
   void sumMustBe63() {
     assertThatThrownBy(() -> GeneIdLayout.builder().workerBits(10).build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("timestampBits + workerBits + sequenceBits + geneBits must be 63 but was 65 (41 + 10 + 8 + 6)");
+        .hasMessage("timestamp-bits + worker-bits + sequence-bits + gene-bits must be 63 (the defaults are 41 + 8 + 8 + 6) but was 65 (41 + 10 + 8 + 6)");
     assertThatThrownBy(() -> GeneIdLayout.builder().geneBits(0).build())
-        .hasMessage("timestampBits + workerBits + sequenceBits + geneBits must be 63 but was 57 (41 + 8 + 8 + 0)");
+        .hasMessage("timestamp-bits + worker-bits + sequence-bits + gene-bits must be 63 (the defaults are 41 + 8 + 8 + 6) but was 57 (41 + 8 + 8 + 0)");
   }
 
   @Test
   void everyFieldNamesItsRange() {
     assertThatThrownBy(() -> GeneIdLayout.builder().geneBits(17).sequenceBits(0).workerBits(5).build())
-        .hasMessage("geneBits must be in [0, 16] but was 17");
+        .hasMessage("gene-bits must be in [0, 16] but was 17");
     assertThatThrownBy(() -> GeneIdLayout.builder().geneBits(-1).build())
-        .hasMessage("geneBits must be in [0, 16] but was -1");
+        .hasMessage("gene-bits must be in [0, 16] but was -1");
     assertThatThrownBy(() -> GeneIdLayout.builder().workerBits(-2).build())
-        .hasMessage("workerBits must be in [0, 28] but was -2");
+        .hasMessage("worker-bits must be in [0, 28] but was -2");
     assertThatThrownBy(() -> GeneIdLayout.builder().sequenceBits(29).build())
-        .hasMessage("sequenceBits must be in [0, 28] but was 29");
+        .hasMessage("sequence-bits must be in [0, 28] but was 29");
     assertThatThrownBy(() -> GeneIdLayout.builder().timestampBits(34).workerBits(15).build())
-        .hasMessage("timestampBits must be in [35, 63] but was 34");
+        .hasMessage("timestamp-bits must be in [35, 63] but was 34");
     assertThatThrownBy(() -> GeneIdLayout.builder().timestampBits(64).build())
-        .hasMessage("timestampBits must be in [35, 63] but was 64");
+        .hasMessage("timestamp-bits must be in [35, 63] but was 64");
   }
 
   @Test
@@ -82,9 +82,9 @@ class GeneIdLayoutTest {
     Instant future = Instant.now().plusSeconds(3600).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
     GeneIdLayout fromTheFuture = GeneIdLayout.builder().epoch(future).build(); // a structure: fine to decode with
     assertThatThrownBy(() -> fromTheFuture.checkUsableAt(Instant.now()))
-        .hasMessageStartingWith("epoch must not be in the future but was " + future + " (now ");
+        .hasMessageStartingWith("epoch must be in the past but was " + future + " (now ");
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().layout(fromTheFuture).workerId(1).buildUnshared())
-        .hasMessageStartingWith("epoch must not be in the future but was " + future + " (now ");
+        .hasMessageStartingWith("epoch must be in the past but was " + future + " (now ");
     assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("1969-12-31T00:00:00Z")).build())
         .hasMessage("epoch must not be before 1970-01-01T00:00:00Z but was 1969-12-31T00:00:00Z");
     assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("2025-01-01T00:00:00.000500Z")).build())
@@ -151,7 +151,7 @@ class GeneIdLayoutTest {
     assertThat(Genes.of("123456789", 6)).isEqualTo(d.geneOf("123456789"));
     assertThat(Genes.ofKey(130, 6)).isEqualTo(2);
     assertThat(Genes.of(130L, 0)).isZero();
-    assertThatThrownBy(() -> Genes.of(1L, 17)).hasMessage("geneBits must be in [0, 16] but was 17");
+    assertThatThrownBy(() -> Genes.of(1L, 17)).hasMessage("gene-bits must be in [0, 16] but was 17");
     assertThatThrownBy(() -> Genes.ofKey(null, 6)).hasMessage("parent key must not be null");
   }
 

@@ -63,9 +63,9 @@ class GeneIdStringFormatTest {
   void checksItsSettings() {
     assertThatThrownBy(() -> GeneIdStringFormat.builder().prefix("OR D").build())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("prefix must consist of A-Z a-z 0-9 _ - . : but was 'OR D' (character ' ' at index 2)");
+        .hasMessage("string-id-prefix must be made of A-Z a-z 0-9 _ - . : but was 'OR D' (character ' ' at index 2)");
     assertThatThrownBy(() -> GeneIdStringFormat.builder().prefix("P".repeat(33)).build())
-        .hasMessageStartingWith("prefix must have at most 32 characters but was");
+        .hasMessageStartingWith("string-id-prefix must be at most 32 characters but was");
     GeneIdLayout longLived = GeneIdLayout.builder().timestampBits(49).workerBits(4).sequenceBits(4).geneBits(6).build();
     assertThatThrownBy(() -> GeneIdStringFormat.builder().date(longLived).build())
         .hasMessageStartingWith("a date part (yyyyMMdd) needs a layout whose timestamps end before the year 10000");

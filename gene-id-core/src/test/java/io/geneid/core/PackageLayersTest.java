@@ -12,10 +12,10 @@ import org.junit.jupiter.api.Test;
  * The packages of gene-id-core form layers, and the build fails on a cycle between any two of them or on an import
  * across the layers. Each package may use only those listed as below it (docs/core.md, "Packages"):
  * <pre>
- *   internal   (nothing of gene-id)      not API: checks, the scope stack, batches, JVM-wide claims
- *   core       internal                  the API: layout, genes, routing, GeneContext, GeneSpread, GeneClock
- *   settings   core, internal            kebab-case properties, read generically
- *   bucket     core, internal            bucket maps for resharding
+ *   settings   (nothing of gene-id)      kebab-case properties read generically; InvalidSettingException
+ *   internal   settings                  not API: checks, the scope stack, batches, JVM-wide claims
+ *   core       internal, settings        the API: layout, genes, routing, GeneContext, GeneSpread, GeneClock
+ *   bucket     core, internal, settings  bucket maps for resharding
  *   segment    core, internal, settings  segment (range) ids
  *   lease      core, internal, settings  the worker-id lease SPI and its protocol
  *   snowflake  everything above but segment and bucket: the engine and the leased generator that drives it
@@ -35,9 +35,9 @@ class PackageLayersTest {
   @Test
   void eachPackageUsesOnlyTheLayersBelowIt() {
     layeredArchitecture().consideringOnlyDependenciesInLayers()
+        .layer("settings").definedBy("io.geneid.core.settings")
         .layer("internal").definedBy("io.geneid.core.internal")
         .layer("core").definedBy("io.geneid.core")
-        .layer("settings").definedBy("io.geneid.core.settings")
         .layer("bucket").definedBy("io.geneid.core.bucket")
         .layer("segment").definedBy("io.geneid.core.segment")
         .layer("lease").definedBy("io.geneid.core.lease")
@@ -46,8 +46,8 @@ class PackageLayersTest {
         .whereLayer("segment").mayNotBeAccessedByAnyLayer()
         .whereLayer("bucket").mayNotBeAccessedByAnyLayer()
         .whereLayer("lease").mayOnlyBeAccessedByLayers("snowflake")
-        .whereLayer("settings").mayOnlyBeAccessedByLayers("lease", "segment", "snowflake")
-        .whereLayer("core").mayOnlyBeAccessedByLayers("settings", "bucket", "segment", "lease", "snowflake")
+        .whereLayer("core").mayOnlyBeAccessedByLayers("bucket", "segment", "lease", "snowflake")
+        .whereLayer("internal").mayOnlyBeAccessedByLayers("core", "bucket", "segment", "lease", "snowflake")
         .check(CORE);
   }
 }

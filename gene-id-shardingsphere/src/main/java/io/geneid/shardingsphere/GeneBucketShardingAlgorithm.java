@@ -1,5 +1,7 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneIdLayout;
+
 import io.geneid.core.GeneRouting;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapRouter;
@@ -139,7 +141,7 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
       allowed.addAll(storeType.equals("jdbc") ? JDBC_PROPERTIES : REDIS_PROPERTIES);
     }
     SettingsReader p = AlgorithmProps.of(TYPE, props, allowed);
-    int bits = p.geneBits();
+    int bits = p.intValue(SettingsReader.GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
     long geneCount = 1L << bits;
     boolean hasMap = p.has(BUCKET_MAP);
     boolean hasCount = p.has(GeneRouting.SHARDING_COUNT);

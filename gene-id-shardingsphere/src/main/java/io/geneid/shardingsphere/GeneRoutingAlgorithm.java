@@ -1,5 +1,7 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneIdLayout;
+
 import io.geneid.core.GeneRouting;
 import io.geneid.core.settings.SettingsReader;
 import java.util.Collection;
@@ -26,7 +28,7 @@ abstract class GeneRoutingAlgorithm extends GeneShardingAlgorithm {
    */
   final void init(String type, Properties props, List<String> allowed) {
     SettingsReader p = AlgorithmProps.of(type, props, allowed);
-    int bits = p.geneBits();
+    int bits = p.intValue(SettingsReader.GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
     long geneCount = 1L << bits;
     int count = (int) p.requiredLong(SHARDING_COUNT, 1, geneCount);
     int divisor = allowed.contains(GENE_DIVISOR) ? (int) p.longValue(GENE_DIVISOR, 1, geneCount, 1) : 1;

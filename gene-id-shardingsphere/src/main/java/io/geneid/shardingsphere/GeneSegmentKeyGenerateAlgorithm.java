@@ -1,5 +1,7 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneIdStringFormat;
+
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneContext;
@@ -168,7 +170,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
             + " characters but was '" + bizTag + "'");
       }
     }
-    Settings parsed = new Settings(store(storeType, p), bizTag, SegmentSettings.read(p), p.stringFormat(null));
+    Settings parsed = new Settings(store(storeType, p), bizTag, SegmentSettings.read(p), GeneIdStringFormat.from(p, null));
     if (bizTag != null) {
       checkConflict(parsed, bizTag);
     }

@@ -1,5 +1,7 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.GeneIdLayout;
+
 import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.Genes;
@@ -73,7 +75,7 @@ abstract class GeneShardingAlgorithm implements StandardShardingAlgorithm<Compar
         }
       }
     }
-    this.strings = p.stringFormat(date && on ? p.layout() : null);
+    this.strings = GeneIdStringFormat.from(p, date && on ? GeneIdLayout.from(p) : null);
   }
 
   /** The target index of a gene. */

@@ -165,9 +165,9 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
   }
 
   static Settings parse(SettingsReader props) {
-    GeneIdLayout layout = props.layout();
+    GeneIdLayout layout = GeneIdLayout.from(props);
     long workerId = props.requiredLong(WORKER_ID, 0, layout.maxWorkerId());
-    return new Settings(layout, workerId, SnowflakeSettings.maxBorrowMillis(props), null, props.stringFormat(layout));
+    return new Settings(layout, workerId, SnowflakeSettings.maxBorrowMillis(props), null, GeneIdStringFormat.from(props, layout));
   }
 
   /**
@@ -196,7 +196,7 @@ public final class GeneSnowflakeKeyGenerateAlgorithm implements KeyGenerateAlgor
           + e.getMessage(), e);
     }
     return new Settings(layout, -1, SnowflakeSettings.maxBorrowMillis(lease), lease,
-        SettingsReader.of(props).ownedBy(TYPE).stringFormat(layout));
+        GeneIdStringFormat.from(SettingsReader.of(props).ownedBy(TYPE), layout));
   }
 
   /** The genes of root rows: one spread per logical table. */

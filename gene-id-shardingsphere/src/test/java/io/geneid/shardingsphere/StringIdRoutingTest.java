@@ -77,7 +77,7 @@ class StringIdRoutingTest {
             + "property 'string-ids' to true");
     assertThatThrownBy(() -> GeneModShardingAlgorithmTest.algorithm("sharding-count", 4, "string-ids", "true",
         "string-id-prefix", "OR D"))
-        .hasMessage("GENE_MOD property 'string-id-prefix': prefix must consist of A-Z a-z 0-9 _ - . : but was "
+        .hasMessage("GENE_MOD property 'string-id-prefix' must be made of A-Z a-z 0-9 _ - . : but was "
             + "'OR D' (character ' ' at index 2)");
     assertThatThrownBy(() -> GeneModShardingAlgorithmTest.algorithm("sharding-count", 4, "string-ids", "true",
         "epoch", "2025-01-01"))

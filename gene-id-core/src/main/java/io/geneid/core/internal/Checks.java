@@ -1,5 +1,7 @@
 package io.geneid.core.internal;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 /** Not API: the range checks behind every "must be in [min, max] but was v" message of gene-id. */
 public final class Checks {
 
@@ -11,9 +13,7 @@ public final class Checks {
    * @throws IllegalArgumentException {@code "<name> must be in [<min>, <max>] but was <value>"}
    */
   public static void range(String name, long value, long min, long max) {
-    if (value < min || value > max) {
-      throw new IllegalArgumentException(name + " must be in [" + min + ", " + max + "] but was " + value);
-    }
+    InvalidSettingException.requireRange(name, value, min, max);
   }
 
   /**
@@ -24,10 +24,6 @@ public final class Checks {
    */
   public static java.time.Duration duration(String name, java.time.Duration value, java.time.Duration min,
       java.time.Duration max) {
-    if (value.compareTo(min) < 0 || value.compareTo(max) > 0) {
-      throw new IllegalArgumentException(name + " must be in [" + min.toMillis() + "ms, " + max.toMillis()
-          + "ms] but was " + value.toMillis() + "ms");
-    }
-    return value;
+    return InvalidSettingException.requireRange(name, value, min, max);
   }
 }

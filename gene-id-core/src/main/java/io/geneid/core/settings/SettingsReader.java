@@ -1,9 +1,5 @@
 package io.geneid.core.settings;
 
-import io.geneid.core.GeneIdStringFormat;
-
-import io.geneid.core.GeneIdLayout;
-import io.geneid.core.internal.Checks;
 import java.time.DateTimeException;
 import java.time.Duration;
 import java.time.Instant;
@@ -61,13 +57,13 @@ public final class SettingsReader {
   public static final String MAX_BORROW_MILLIS = "max-borrow-millis";
   /** Key of how long a caller waits for a clock that stepped back (the snowflake generators). */
   public static final String CLOCK_BACKWARDS_MAX_WAIT = "clock-backwards-max-wait";
-  /** Key of {@link #stringFormat(GeneIdLayout)}: whether ids are strings ({@code true}/{@code false}). */
+  /** Key of whether ids are strings ({@code true}/{@code false}; {@code GeneIdStringFormat.from}). */
   public static final String STRING_IDS = "string-ids";
   /** Key of the prefix of string ids. */
   public static final String STRING_ID_PREFIX = "string-id-prefix";
   /** Key of whether string ids carry a date part ({@code true}/{@code false}). */
   public static final String STRING_ID_DATE = "string-id-date";
-  /** The keys {@link #stringFormat(GeneIdLayout)} reads. */
+  /** The keys of string ids. */
   public static final java.util.List<String> STRING_ID_KEYS = java.util.List.of(STRING_IDS, STRING_ID_PREFIX,
       STRING_ID_DATE);
 
@@ -117,6 +113,15 @@ public final class SettingsReader {
    */
   public SettingsReader ownedBy(String owner) {
     return new SettingsReader(values, Objects.requireNonNull(owner), nameOf);
+  }
+
+  /** {@code e} naming its keys as this reader does ({@link #nameOf(String)}). */
+  public InvalidSettingException named(InvalidSettingException e) {
+    return e.named(this::nameOf);
+  }
+
+  private InvalidSettingException bad(String key, @Nullable String value, String rule) {
+    return named(new InvalidSettingException(key, value, rule));
   }
 
   /** The name of {@code key} in messages. */
@@ -173,7 +178,7 @@ public final class SettingsReader {
   public String requiredString(String key, String what) {
     String v = string(key, "");
     if (v.isEmpty()) {
-      throw new IllegalArgumentException(nameOf(key) + " is required: " + what);
+      throw bad(key, null, what);
     }
     return v;
   }
@@ -196,7 +201,7 @@ public final class SettingsReader {
   public long requiredLong(String key, long min, long max) {
     Object raw = values.get(key);
     if (raw == null) {
-      throw new IllegalArgumentException(nameOf(key) + " is required: a whole number in [" + min + ", " + max + "]");
+      throw bad(key, null, "a whole number in [" + min + ", " + max + "]");
     }
     long value;
     if (raw instanceof Long || raw instanceof Integer || raw instanceof Short || raw instanceof Byte) {
@@ -205,8 +210,8 @@ public final class SettingsReader {
       try {
         value = Long.parseLong(String.valueOf(raw).trim());
       } catch (NumberFormatException e) {
-        throw new IllegalArgumentException(nameOf(key) + " must be a whole number in [" + min + ", " + max
-            + "] but was '" + raw + "'", e);
+        throw named(new InvalidSettingException(key, "'" + raw + "'", "a whole number in [" + min + ", " + max + "]",
+            e));
       }
     }
     return range(key, value, min, max);
@@ -218,8 +223,11 @@ public final class SettingsReader {
    * @throws IllegalArgumentException {@code "<name> must be in [<min>, <max>] but was <value>"}
    */
   public long range(String key, long value, long min, long max) {
-    Checks.range(nameOf(key), value, min, max);
-    return value;
+    try {
+      return InvalidSettingException.requireRange(key, value, min, max);
+    } catch (InvalidSettingException e) {
+      throw named(e);
+    }
   }
 
   /** A number in {@code [min, max]}, or {@code defaultValue} when absent. */
@@ -232,11 +240,10 @@ public final class SettingsReader {
     try {
       value = raw instanceof Number n ? n.doubleValue() : Double.parseDouble(String.valueOf(raw).trim());
     } catch (NumberFormatException e) {
-      throw new IllegalArgumentException(nameOf(key) + " must be a number in [" + min + ", " + max + "] but was '"
-          + raw + "'", e);
+      throw named(new InvalidSettingException(key, "'" + raw + "'", "a number in [" + min + ", " + max + "]", e));
     }
     if (!(value >= min && value <= max)) {
-      throw new IllegalArgumentException(nameOf(key) + " must be in [" + min + ", " + max + "] but was " + raw);
+      throw bad(key, String.valueOf(raw), "in [" + min + ", " + max + "]");
     }
     return value;
   }
@@ -252,7 +259,7 @@ public final class SettingsReader {
     }
     String t = String.valueOf(raw).trim().toLowerCase(Locale.ROOT);
     if (!t.equals("true") && !t.equals("false")) {
-      throw new IllegalArgumentException(nameOf(key) + " must be true or false but was '" + raw + "'");
+      throw bad(key, "'" + raw + "'", "true or false");
     }
     return t.equals("true");
   }
@@ -286,8 +293,7 @@ public final class SettingsReader {
     try {
       return parseDuration(String.valueOf(raw));
     } catch (IllegalArgumentException e) {
-      throw new IllegalArgumentException(nameOf(key) + " must be a duration such as 30s, 1500ms or PT30S but was '"
-          + raw + "'", e);
+      throw named(new InvalidSettingException(key, "'" + raw + "'", "a duration such as 30s, 1500ms or PT30S", e));
     }
   }
 
@@ -297,7 +303,11 @@ public final class SettingsReader {
    * @throws IllegalArgumentException {@code "<name> must be in [<min>ms, <max>ms] but was <value>ms"}
    */
   public Duration durationRange(String key, Duration value, Duration min, Duration max) {
-    return Checks.duration(nameOf(key), value, min, max);
+    try {
+      return InvalidSettingException.requireRange(key, value, min, max);
+    } catch (InvalidSettingException e) {
+      throw named(e);
+    }
   }
 
   /**
@@ -347,9 +357,9 @@ public final class SettingsReader {
       if (!text.isEmpty() && text.chars().allMatch(Character::isDigit)) {
         Instant epoch = Instant.ofEpochMilli(Long.parseLong(text));
         if (epoch.isBefore(EARLIEST_MILLIS_EPOCH)) {
-          throw new IllegalArgumentException(nameOf(key) + " must be Unix milliseconds from " + EARLIEST_MILLIS_EPOCH
-              + " on, an ISO-8601 instant or a date, but was " + text + " (" + epoch + "): that looks like seconds;"
-              + " write " + text + "000 or " + Instant.ofEpochSecond(Long.parseLong(text)));
+          throw bad(key, text + " (" + epoch + "): that looks like seconds; write " + text + "000 or "
+              + Instant.ofEpochSecond(Long.parseLong(text)), "Unix milliseconds from " + EARLIEST_MILLIS_EPOCH
+              + " on, an ISO-8601 instant or a date");
         }
         return epoch;
       }
@@ -361,102 +371,10 @@ public final class SettingsReader {
       }
       return OffsetDateTime.parse(text).toInstant();
     } catch (DateTimeException | NumberFormatException e) {
-      throw new IllegalArgumentException(nameOf(key) + " must be an ISO-8601 instant such as "
-          + GeneIdLayout.DEFAULT_EPOCH + ", a date such as 2025-01-01 (UTC) or Unix milliseconds but was '" + raw
-          + "'", e);
+      throw named(new InvalidSettingException(key, "'" + raw + "'", "an ISO-8601 instant such as "
+          + "2025-01-01T00:00:00Z, a date such as 2025-01-01 (UTC) or Unix milliseconds", e));
     }
   }
-
-  /** {@link #GENE_BITS}: G in [0, {@value GeneIdLayout#MAX_GENE_BITS}], default that of the default layout. */
-  public int geneBits() {
-    return intValue(GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
-  }
-
-  /**
-   * The layout of {@link #EPOCH}, {@link #TIMESTAMP_BITS}, {@link #WORKER_BITS}, {@link #SEQUENCE_BITS} and
-   * {@link #GENE_BITS}, each defaulting to {@link GeneIdLayout#defaults()}.
-   *
-   * @throws IllegalArgumentException naming the key out of its own range, or every width when they do not add up
-   */
-  public GeneIdLayout layout() {
-    GeneIdLayout defaults = GeneIdLayout.defaults();
-    Instant epoch = epoch(EPOCH, defaults.epoch());
-    int t = intValue(TIMESTAMP_BITS, GeneIdLayout.MIN_TIMESTAMP_BITS, 63, defaults.timestampBits());
-    int w = intValue(WORKER_BITS, 0, GeneIdLayout.MAX_FIELD_BITS, defaults.workerBits());
-    int s = intValue(SEQUENCE_BITS, 0, GeneIdLayout.MAX_FIELD_BITS, defaults.sequenceBits());
-    int g = geneBits();
-    if (t + w + s + g != 63) {
-      throw new IllegalArgumentException((owner.isEmpty() ? "" : owner + " properties ") + nameOf.apply(TIMESTAMP_BITS)
-          + " + " + nameOf.apply(WORKER_BITS) + " + " + nameOf.apply(SEQUENCE_BITS) + " + " + nameOf.apply(GENE_BITS)
-          + " must be 63 but was " + (t + w + s + g) + " (" + t + " + " + w + " + " + s + " + " + g + "); the defaults"
-          + " are " + defaults.timestampBits() + ", " + defaults.workerBits() + ", " + defaults.sequenceBits() + ", "
-          + defaults.geneBits());
-    }
-    try { // settings configure a generator: the layout must be usable now, not only well formed
-      GeneIdLayout layout = GeneIdLayout.builder().epoch(epoch).timestampBits(t).workerBits(w).sequenceBits(s)
-          .geneBits(g).build();
-      layout.checkUsableAt(Instant.now());
-      return layout;
-    } catch (IllegalArgumentException e) { // the epoch (a fraction of a ms, before 1970, in the future) or run out
-      throw new IllegalArgumentException(withKeyNames(String.valueOf(e.getMessage())), e);
-    }
-  }
-
-  /**
-   * The string form of ids, or null for numeric ids: {@link #STRING_IDS} ({@code true} turns it on, default
-   * {@code false}), {@link #STRING_ID_PREFIX} (default none) and {@link #STRING_ID_DATE} (default {@code false}; the
-   * date part is the UTC day of each id's timestamp under {@code dateLayout}).
-   *
-   * @param dateLayout the layout of the ids, for the date part; null where ids carry no time (segment ids), which
-   *     refuses {@code string-id-date: true}
-   * @throws IllegalArgumentException naming the key: a prefix or date set while string ids are off, a bad prefix, a
-   *     date part without a time to take it from
-   */
-  public io.geneid.core.@Nullable GeneIdStringFormat stringFormat(@Nullable GeneIdLayout dateLayout) {
-    if (!bool(STRING_IDS, false)) {
-      for (String key : java.util.List.of(STRING_ID_PREFIX, STRING_ID_DATE)) {
-        if (has(key)) {
-          throw new IllegalArgumentException(nameOf(key) + " configures string ids, which are off: set "
-              + nameOf(STRING_IDS) + " to true");
-        }
-      }
-      return null;
-    }
-    io.geneid.core.GeneIdStringFormat.Builder b = io.geneid.core.GeneIdStringFormat.builder();
-    try {
-      b.prefix(string(STRING_ID_PREFIX, ""));
-      if (bool(STRING_ID_DATE, false)) {
-        if (dateLayout == null) {
-          throw new IllegalArgumentException("these ids carry no time to take a date from: set it to false");
-        }
-        b.date(dateLayout);
-      }
-      return b.build();
-    } catch (IllegalArgumentException e) {
-      String m = String.valueOf(e.getMessage());
-      if (m.startsWith(nameOf(STRING_IDS)) || m.contains(" must be true or false")) {
-        throw e;
-      }
-      String key = m.startsWith("prefix") ? STRING_ID_PREFIX : STRING_ID_DATE;
-      throw new IllegalArgumentException(nameOf(key) + ": " + m, e);
-    }
-  }
-
-  /** The layout's field names in one of its messages ({@code timestampBits}, {@code epoch}) as this reader names keys. */
-  private String withKeyNames(String layoutMessage) {
-    Matcher m = LAYOUT_FIELDS.matcher(layoutMessage);
-    StringBuilder out = new StringBuilder(owner.isEmpty() ? "" : owner + ": ");
-    while (m.find()) {
-      String key = m.group(1).equals(EPOCH) ? EPOCH
-          : m.group(1).replace("Bits", "-bits"); // timestampBits -> timestamp-bits
-      m.appendReplacement(out, Matcher.quoteReplacement(nameOf.apply(key)));
-    }
-    m.appendTail(out);
-    return out.toString();
-  }
-
-  private static final Pattern LAYOUT_FIELDS =
-      Pattern.compile("\\b(epoch|timestampBits|workerBits|sequenceBits|geneBits)\\b");
 
   @Override
   public String toString() {

@@ -87,7 +87,7 @@ public final class LeasedGenerators {
    */
   public static GeneIdLayout check(SettingsReader props) {
     WorkerIdAssignerProvider provider = WorkerIdAssigners.checkedProvider(props, WorkerIdAssigners.GENERATOR_KEYS);
-    GeneIdLayout layout = props.layout();
+    GeneIdLayout layout = GeneIdLayout.from(props);
     generatorSettings(props);
     Duration ttl;
     if (provider instanceof StaticWorkerIdAssignerProvider) {
@@ -118,7 +118,7 @@ public final class LeasedGenerators {
   /** A generator builder with the layout, {@code max-borrow-millis} and {@code clock-backwards-max-wait}. */
   private static LeasedGeneGenerator.Builder generatorSettings(SettingsReader props) {
     return LeasedGeneGenerator.builder()
-        .layout(props.layout())
+        .layout(GeneIdLayout.from(props))
         .maxBorrowMillis(SnowflakeSettings.maxBorrowMillis(props))
         .clockBackwardsPolicy(SnowflakeSettings.clockBackwardsPolicy(props));
   }

@@ -64,7 +64,7 @@ class WorkerIdAssignersTest {
     assertThatThrownBy(() -> LeasedGenerators.check(Map.of("worker-id", "1", "redis-url", "x")))
         .hasMessageStartingWith("worker-assigner=static has no property 'redis-url'; allowed: ");
     assertThatThrownBy(() -> LeasedGenerators.check(Map.of("worker-id", "1", "gene-bits", "7")))
-        .hasMessageContaining("must be 63 but was 64");
+        .hasMessageContaining("must be 63 (the defaults are 41 + 8 + 8 + 6) but was 64");
     assertThatThrownBy(() -> LeasedGenerators.check(Map.of("worker-id", "1", "lease-renew-interval", "5s")))
         .hasMessage("lease-renew-interval must be in [10ms, 5000ms) (below lease-ttl) but was 5000ms");
   }

@@ -2,6 +2,7 @@ package io.geneid.core.settings;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 import io.geneid.core.GeneIdLayout;
 import java.time.Duration;
@@ -46,7 +47,7 @@ class SettingsReaderTest {
     assertThatThrownBy(() -> SettingsReader.of(Map.of("epoch", "1735689600")).ownedBy("GENE_SNOWFLAKE")
         .epoch("epoch", JAN_2025))
         .hasMessage("GENE_SNOWFLAKE property 'epoch' must be Unix milliseconds from 2000-01-01T00:00:00Z on, an"
-            + " ISO-8601 instant or a date, but was 1735689600 (1970-01-21T02:08:09.600Z): that looks like seconds;"
+            + " ISO-8601 instant or a date but was 1735689600 (1970-01-21T02:08:09.600Z): that looks like seconds;"
             + " write 1735689600000 or 2025-01-01T00:00:00Z");
     assertThatThrownBy(() -> SettingsReader.of(Map.of("epoch", "yesterday")).epoch("epoch", JAN_2025))
         .hasMessage("epoch must be an ISO-8601 instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01 (UTC)"
@@ -84,20 +85,25 @@ class SettingsReaderTest {
 
   @Test
   void aLayoutThatDoesNotAddUpNamesEveryWidth() {
-    assertThat(SettingsReader.of(Map.of("gene-bits", "4", "sequence-bits", 10)).layout())
+    assertThat(GeneIdLayout.from(SettingsReader.of(Map.of("gene-bits", "4", "sequence-bits", 10))))
         .isEqualTo(GeneIdLayout.builder().geneBits(4).sequenceBits(10).build());
-    assertThatThrownBy(() -> SettingsReader.of(Map.of("gene-bits", "8")).named(k -> "gene-id." + k).layout())
+    assertThatThrownBy(() -> GeneIdLayout.from(SettingsReader.of(Map.of("gene-bits", "8")).named(k -> "gene-id." + k)))
+        .isInstanceOf(InvalidSettingException.class)
         .hasMessage("gene-id.timestamp-bits + gene-id.worker-bits + gene-id.sequence-bits + gene-id.gene-bits must be"
-            + " 63 but was 65 (41 + 8 + 8 + 8); the defaults are 41, 8, 8, 6");
-    assertThatThrownBy(() -> SettingsReader.of(Map.of("gene-bits", "7")).ownedBy("GENE_SNOWFLAKE").layout())
-        .hasMessage("GENE_SNOWFLAKE properties timestamp-bits + worker-bits + sequence-bits + gene-bits must be 63"
-            + " but was 64 (41 + 8 + 8 + 7); the defaults are 41, 8, 8, 6");
-    assertThatThrownBy(() -> SettingsReader.of(Map.of("gene-bits", "17")).layout())
+            + " 63 (the defaults are 41 + 8 + 8 + 6) but was 65 (41 + 8 + 8 + 8)");
+    assertThatThrownBy(() -> GeneIdLayout.from(SettingsReader.of(Map.of("gene-bits", "7")).ownedBy("GENE_SNOWFLAKE")))
+        .hasMessageStartingWith("GENE_SNOWFLAKE property 'timestamp-bits' + GENE_SNOWFLAKE property 'worker-bits' +")
+        .hasMessageEndingWith(" must be 63 (the defaults are 41 + 8 + 8 + 6) but was 64 (41 + 8 + 8 + 7)");
+    assertThatThrownBy(() -> GeneIdLayout.from(SettingsReader.of(Map.of("gene-bits", "17"))))
         .hasMessage("gene-bits must be in [0, 16] but was 17");
     Map<String, Object> ranOut = Map.of("epoch", "2000-01-01", "timestamp-bits", 35, "worker-bits", 14);
-    assertThatThrownBy(() -> SettingsReader.of(ranOut).named(k -> "gene-id." + k).layout())
-        .hasMessageStartingWith("gene-id.timestamp-bits 35 from gene-id.epoch 2000-01-01T00:00:00Z ran out at");
-    assertThatThrownBy(() -> SettingsReader.of(ranOut).ownedBy("GENE_SNOWFLAKE").layout())
-        .hasMessageStartingWith("GENE_SNOWFLAKE: timestamp-bits 35 from epoch 2000-01-01T00:00:00Z ran out at");
+    assertThatThrownBy(() -> GeneIdLayout.from(SettingsReader.of(ranOut).named(k -> "gene-id." + k)))
+        .hasMessageStartingWith("gene-id.timestamp-bits must be enough to reach today from the epoch (choose a later"
+            + " epoch or more timestamp bits) but was 35 (from epoch 2000-01-01T00:00:00Z they ran out at");
+    InvalidSettingException e = catchThrowableOfType(InvalidSettingException.class,
+        () -> GeneIdLayout.from(SettingsReader.of(ranOut).ownedBy("GENE_SNOWFLAKE")));
+    assertThat(e.key()).isEqualTo("timestamp-bits");
+    assertThat(e.value()).startsWith("35 (from epoch");
+    assertThat(e.getMessage()).startsWith("GENE_SNOWFLAKE property 'timestamp-bits' must be enough");
   }
 }

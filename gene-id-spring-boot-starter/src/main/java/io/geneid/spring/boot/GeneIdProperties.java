@@ -372,7 +372,7 @@ public record GeneIdProperties(
   public GeneSnowflakeGenerator.Builder generatorBuilder() {
     return named(() -> {
       SettingsReader settings = settings(false);
-      GeneIdLayout layout = settings.layout();
+      GeneIdLayout layout = GeneIdLayout.from(settings);
       GeneSnowflakeGenerator.Builder builder = GeneSnowflakeGenerator.builder()
           .layout(layout)
           .clock(clock == ClockSource.WALL ? GeneClock.wall() : GeneClock.system())
