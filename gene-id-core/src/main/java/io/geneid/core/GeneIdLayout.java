@@ -74,7 +74,7 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
       throw new InvalidSettingException(SettingsReader.EPOCH, epoch.toString(), "a whole millisecond");
     }
     if (epoch.isBefore(Instant.EPOCH)) {
-      throw new InvalidSettingException(SettingsReader.EPOCH, epoch.toString(), "not before " + Instant.EPOCH);
+      throw new InvalidSettingException(SettingsReader.EPOCH, epoch.toString(), "at or after " + Instant.EPOCH);
     }
   }
 

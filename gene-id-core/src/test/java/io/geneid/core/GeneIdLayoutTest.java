@@ -86,15 +86,15 @@ class GeneIdLayoutTest {
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().layout(fromTheFuture).workerId(1).buildUnshared())
         .hasMessageStartingWith("epoch must be in the past but was " + future + " (now ");
     assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("1969-12-31T00:00:00Z")).build())
-        .hasMessage("epoch must not be before 1970-01-01T00:00:00Z but was 1969-12-31T00:00:00Z");
+        .hasMessage("epoch must be at or after 1970-01-01T00:00:00Z but was 1969-12-31T00:00:00Z");
     assertThatThrownBy(() -> GeneIdLayout.builder().epoch(Instant.parse("2025-01-01T00:00:00.000500Z")).build())
         .hasMessage("epoch must be a whole millisecond but was 2025-01-01T00:00:00.000500Z");
     // 35 bits from 2020 ran out in 2021: no generator issues with it, but its ids still decode (DESIGN 6a)
     GeneIdLayout ranOut = GeneIdLayout.builder().epoch(Instant.parse("2020-01-01T00:00:00Z"))
         .timestampBits(35).workerBits(14).build();
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().layout(ranOut).workerId(1).buildUnshared())
-        .hasMessage("timestampBits 35 from epoch 2020-01-01T00:00:00Z ran out at 2021-02-01T16:22:18.368Z:"
-            + " choose a later epoch or more timestampBits");
+        .hasMessage("timestamp-bits must be enough to reach today from the epoch (choose a later epoch or more"
+            + " timestamp bits) but was 35 (from epoch 2020-01-01T00:00:00Z they ran out at 2021-02-01T16:22:18.368Z)");
     long lastId = ranOut.encode(new GeneIdParts(ranOut.lastTimestamp(), 7, 3, 5));
     assertThat(ranOut.decode(lastId)).isEqualTo(new GeneIdParts(Instant.parse("2021-02-01T16:22:18.367Z"), 7, 3, 5));
   }
@@ -151,7 +151,7 @@ class GeneIdLayoutTest {
     assertThat(Genes.of("123456789", 6)).isEqualTo(d.geneOf("123456789"));
     assertThat(Genes.ofKey(130, 6)).isEqualTo(2);
     assertThat(Genes.of(130L, 0)).isZero();
-    assertThatThrownBy(() -> Genes.of(1L, 17)).hasMessage("gene-bits must be in [0, 16] but was 17");
+    assertThatThrownBy(() -> Genes.of(1L, 17)).hasMessage("geneBits must be in [0, 16] but was 17");
     assertThatThrownBy(() -> Genes.ofKey(null, 6)).hasMessage("parent key must not be null");
   }
 

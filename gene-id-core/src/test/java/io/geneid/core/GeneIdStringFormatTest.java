@@ -68,7 +68,7 @@ class GeneIdStringFormatTest {
         .hasMessageStartingWith("string-id-prefix must be at most 32 characters but was");
     GeneIdLayout longLived = GeneIdLayout.builder().timestampBits(49).workerBits(4).sequenceBits(4).geneBits(6).build();
     assertThatThrownBy(() -> GeneIdStringFormat.builder().date(longLived).build())
-        .hasMessageStartingWith("a date part (yyyyMMdd) needs a layout whose timestamps end before the year 10000");
+        .hasMessageStartingWith("string-id-date must be false unless the layout's timestamps end before the year 10000");
     assertThatThrownBy(() -> GeneIdStringFormat.plain().format(-1))
         .hasMessage("id must not be negative but was -1");
     assertThat(GeneIdStringFormat.builder().build()).isEqualTo(GeneIdStringFormat.plain());
