@@ -66,13 +66,13 @@ class GuardTest {
 
   @Test
   void theRateLimitRefusesAboveTheBurstOnBothProtocols(@TempDir Path dir) throws Exception {
-    try (TestServer s = TestServer.startReady(dir, Map.of("worker-id", "14", "rate-limit", "0.5",
+    try (TestServer s = TestServer.startReady(dir, Map.of("worker-id", "14", "rate-limit", "0.01",
         "rate-limit-burst", "3"))) {
       for (int i = 0; i < 3; i++) {
         assertThat(s.get("/v1/ids").status()).isEqualTo(200);
       }
       TestServer.Answer a = s.get("/v1/ids");
-      assertError(a, 429, "too_many_requests", "rate limit of 0.5 requests per second per client exceeded");
+      assertError(a, 429, "too_many_requests", "rate limit of 0.01 requests per second per client exceeded");
       assertThat(a.response().headers().firstValue("retry-after")).hasValue("1");
       assertThat(s.get("/health/live").status()).as("health is not limited").isEqualTo(200);
       ManagedChannel ch = NettyChannelBuilder.forAddress("127.0.0.1", s.server.grpcPort()).usePlaintext().build();
