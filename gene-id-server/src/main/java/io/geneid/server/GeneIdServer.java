@@ -184,7 +184,8 @@ public final class GeneIdServer implements AutoCloseable {
       ServerBuilder<?> b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
           .maxInboundMessageSize(config.maxRequestBytes)
           .maxInboundMetadataSize(config.maxRequestBytes)
-          .addService(new GrpcApi(ids, metrics, config.accessLog, version))
+          .directExecutor() // calls run on the event loop; segment calls, which may wait, hand off to `blocking`
+          .addService(new GrpcApi(ids, metrics, config.accessLog, version, blocking))
           .addService(health.getHealthService())
           .intercept(GrpcApi.guard(guard));
       try {

@@ -44,8 +44,11 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
   private final ServerMetrics metrics;
   private final boolean accessLog;
   private final String version;
+  private final java.util.concurrent.Executor blocking;
 
-  GrpcApi(IdService ids, ServerMetrics metrics, boolean accessLog, String version) {
+  GrpcApi(IdService ids, ServerMetrics metrics, boolean accessLog, String version,
+      java.util.concurrent.Executor blocking) {
+    this.blocking = blocking;
     this.ids = ids;
     this.metrics = metrics;
     this.accessLog = accessLog;
@@ -142,10 +145,17 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
 
   @Override
   public void nextSegmentIds(NextSegmentIdsRequest req, StreamObserver<IdsReply> out) {
-    call("segment-ids", "segment", out, () -> {
+    Context context = Context.current();
+    Runnable task = context.wrap(() -> call("segment-ids", "segment", out, () -> {
       ParentKey parent = ParentKey.of(req.hasParent() ? req.getParent() : null, ids.layout());
       return idsReply(ids.nextSegmentIds(req.getKey(), parent, count(req.getCount())), parent);
-    });
+    }));
+    try {
+      blocking.execute(task); // a segment call may wait for the store: off the event loop
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      ApiException busy = IdService.unavailable("the server is overloaded: too many segment requests waiting");
+      out.onError(new StatusRuntimeException(status(busy), trailers(busy)));
+    }
   }
 
   @Override
