@@ -25,8 +25,15 @@ public final class GeneServerUnavailableException extends GeneIdException {
     return addresses;
   }
 
-  /** The same failure, thrown again to another caller that waited for the same request (this one is the cause). */
+  /**
+   * The same failure for a caller that waited for the refill that failed: the same message, addresses and cause,
+   * with the caller's stack; the refill thread's exception is added as suppressed.
+   */
   GeneServerUnavailableException rethrown() {
-    return new GeneServerUnavailableException(getMessage(), addresses, this);
+    Throwable cause = getCause();
+    GeneServerUnavailableException again = new GeneServerUnavailableException(getMessage(), addresses,
+        cause == null ? this : cause);
+    again.addSuppressed(this);
+    return again;
   }
 }

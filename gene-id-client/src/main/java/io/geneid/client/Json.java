@@ -239,27 +239,4 @@ final class Json {
   private IllegalArgumentException error(String what) {
     return new IllegalArgumentException("not JSON: " + what + " at offset " + pos);
   }
-
-  /** {@code s} as a JSON string literal, quotes included. */
-  static String quote(String s) {
-    StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
-    for (int i = 0; i < s.length(); i++) {
-      char c = s.charAt(i);
-      switch (c) {
-        case '"' -> sb.append("\\\"");
-        case '\\' -> sb.append("\\\\");
-        case '\n' -> sb.append("\\n");
-        case '\r' -> sb.append("\\r");
-        case '\t' -> sb.append("\\t");
-        default -> {
-          if (c < 0x20) {
-            sb.append(String.format("\\u%04x", (int) c));
-          } else {
-            sb.append(c);
-          }
-        }
-      }
-    }
-    return sb.append('"').toString();
-  }
 }
