@@ -21,6 +21,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReferenceArray;
+import javax.net.ssl.SSLContext;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -44,7 +45,8 @@ final class ServerCalls {
   private static final System.Logger LOG = System.getLogger(GeneIdClient.class.getName());
 
   private final ClientSettings settings;
-  private final HttpClient http;
+  /** Made on the first request: building an HttpClient starts its selector thread. */
+  private volatile @Nullable HttpClient http;
   private final @Nullable String authorization;
   /** Index of the address that answered last: the next call starts there. */
   private final AtomicInteger preferred = new AtomicInteger();
@@ -58,14 +60,6 @@ final class ServerCalls {
 
   ServerCalls(ClientSettings settings) {
     this.settings = settings;
-    HttpClient.Builder b = HttpClient.newBuilder()
-        .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade on plain http
-        .connectTimeout(settings.connectTimeout())
-        .followRedirects(HttpClient.Redirect.NEVER);
-    if (settings.sslContext() != null) {
-      b.sslContext(settings.sslContext());
-    }
-    this.http = b.build();
     this.authorization = settings.bearerToken() == null ? null : "Bearer " + settings.bearerToken();
     this.checked = new AtomicReferenceArray<>(settings.addresses().size());
   }
@@ -181,8 +175,29 @@ final class ServerCalls {
         + (reason == null ? "" : ": " + reason));
   }
 
+  private HttpClient http() {
+    HttpClient h = http;
+    if (h == null) {
+      synchronized (this) {
+        h = http;
+        if (h == null) {
+          HttpClient.Builder b = HttpClient.newBuilder()
+              .version(HttpClient.Version.HTTP_1_1) // no h2c upgrade on plain http
+              .connectTimeout(settings.connectTimeout())
+              .followRedirects(HttpClient.Redirect.NEVER);
+          SSLContext ssl = settings.sslContext();
+          if (ssl != null) {
+            b.sslContext(ssl);
+          }
+          http = h = b.build();
+        }
+      }
+    }
+    return h;
+  }
+
   private HttpResponse<String> exchange(HttpRequest request) {
-    CompletableFuture<HttpResponse<String>> future = http.sendAsync(request,
+    CompletableFuture<HttpResponse<String>> future = http().sendAsync(request,
         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     long millis = settings.requestTimeout().toMillis();
     try {

@@ -20,20 +20,24 @@ import java.util.stream.LongStream;
 /**
  * A gene-id server of the documented HTTP shapes (docs/server.md) on the JDK's HTTP server, for what the real server
  * cannot be made to do on purpose: answer ids of the wrong gene, hang, or fail. Ids come from an unshared
- * {@link GeneSnowflakeGenerator} on its own worker id, segment values from a counter.
+ * {@link GeneSnowflakeGenerator} on its own worker id, segment values from a counter. Public for the tests of
+ * {@code GENE_SERVER} in gene-id-shardingsphere (this module's test-jar).
  */
-final class FakeServer implements AutoCloseable {
+public final class FakeServer implements AutoCloseable {
 
-  enum Mode { OK, UNAVAILABLE, WRONG_GENE, HANG, NOT_JSON }
+  /** How the server answers {@code /v1/ids} and {@code /v1/segments/{key}/ids}. */
+  public enum Mode { OK, UNAVAILABLE, WRONG_GENE, HANG, NOT_JSON }
 
   final GeneIdLayout layout;
   private final HttpServer http;
   private final GeneSnowflakeGenerator ids;
   private final AtomicLong segmentValues = new AtomicLong();
   final AtomicInteger idRequests = new AtomicInteger();
-  volatile Mode mode = Mode.OK;
+  /** How it answers now. */
+  public volatile Mode mode = Mode.OK;
 
-  FakeServer(GeneIdLayout layout, long workerId) throws IOException {
+  /** A server on a free loopback port whose snowflake ids have {@code layout} and {@code workerId}. */
+  public FakeServer(GeneIdLayout layout, long workerId) throws IOException {
     this.layout = layout;
     this.ids = GeneSnowflakeGenerator.builder().layout(layout).workerId(workerId).buildUnshared();
     this.http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
@@ -46,7 +50,8 @@ final class FakeServer implements AutoCloseable {
     http.start();
   }
 
-  String url() {
+  /** Its base URL, {@code http://127.0.0.1:<port>}. */
+  public String url() {
     return "http://127.0.0.1:" + http.getAddress().getPort();
   }
 
@@ -119,6 +124,11 @@ final class FakeServer implements AutoCloseable {
     try (OutputStream out = exchange.getResponseBody()) {
       out.write(bytes);
     }
+  }
+
+  /** {@code /v1/ids} requests answered so far. */
+  public int idRequests() {
+    return idRequests.get();
   }
 
   @Override
