@@ -1,0 +1,271 @@
+package io.geneid.server;
+
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
+import io.grpc.Server;
+import io.grpc.ServerBuilder;
+import io.grpc.netty.NettyServerBuilder;
+import io.grpc.protobuf.services.HealthStatusManager;
+import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
+import io.netty.bootstrap.ServerBootstrap;
+import io.netty.channel.Channel;
+import io.netty.channel.ChannelInitializer;
+import io.netty.channel.ChannelOption;
+import io.netty.channel.EventLoopGroup;
+import io.netty.channel.epoll.Epoll;
+import io.netty.channel.epoll.EpollEventLoopGroup;
+import io.netty.channel.epoll.EpollServerSocketChannel;
+import io.netty.channel.group.ChannelGroup;
+import io.netty.channel.group.DefaultChannelGroup;
+import io.netty.channel.nio.NioEventLoopGroup;
+import io.netty.channel.socket.SocketChannel;
+import io.netty.channel.socket.nio.NioServerSocketChannel;
+import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.util.concurrent.GlobalEventExecutor;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.file.Files;
+import java.time.Duration;
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One running gene-id-server: the HTTP and gRPC listeners over one {@link IdService}. {@link #start} returns once
+ * both listen; the worker id is leased in the background ({@code /health/ready} answers 503 until then).
+ * {@link #close()} shuts down gracefully: stop accepting, drain, release the lease.
+ */
+public final class GeneIdServer implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(GeneIdServer.class);
+
+  private final ServerConfig config;
+  private final ServerMetrics metrics = new ServerMetrics();
+  private final IdService ids;
+  private final AtomicInteger inFlight = new AtomicInteger();
+  private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
+  private final ThreadPoolExecutor blocking;
+  private final AtomicBoolean closed = new AtomicBoolean();
+  private final Thread leaser;
+  private @Nullable EventLoopGroup boss;
+  private @Nullable EventLoopGroup workers;
+  private @Nullable Channel httpChannel;
+  private @Nullable Server grpc;
+  private @Nullable HealthStatusManager health;
+  private final String version;
+
+  private GeneIdServer(ServerConfig config, Consumer<Throwable> onLeaseFailure) {
+    this.config = config;
+    this.ids = new IdService(config, metrics);
+    String v = GeneIdServer.class.getPackage().getImplementationVersion();
+    this.version = v == null ? "dev" : v;
+    int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 4);
+    this.blocking = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(10_000),
+        r -> {
+          Thread t = new Thread(r, "gene-id-server-blocking");
+          t.setDaemon(true);
+          return t;
+        });
+    this.blocking.allowCoreThreadTimeOut(true);
+    this.leaser = new Thread(() -> lease(onLeaseFailure), "gene-id-server-lease");
+    this.leaser.setDaemon(true);
+  }
+
+  /**
+   * Starts a server: listens on both protocols, then leases the worker id in the background.
+   *
+   * @param onLeaseFailure called (on the leasing thread) if the worker id cannot be leased at all, e.g. a store that
+   *     refuses the configuration; the server keeps answering 503 on readiness and id calls
+   * @throws UncheckedIOException if a port cannot be bound
+   */
+  public static GeneIdServer start(ServerConfig config, Consumer<Throwable> onLeaseFailure) {
+    GeneIdServer s = new GeneIdServer(config, onLeaseFailure);
+    try {
+      s.listen();
+    } catch (RuntimeException e) {
+      s.close();
+      throw e;
+    }
+    s.leaser.start();
+    return s;
+  }
+
+  /** {@link #start(ServerConfig, Consumer)} that only logs a lease failure. */
+  public static GeneIdServer start(ServerConfig config) {
+    return start(config, e -> { });
+  }
+
+  private void lease(Consumer<Throwable> onLeaseFailure) {
+    try {
+      Files.createDirectories(config.dataDir);
+      LeasedGeneGenerator g = WorkerIdAssigners.generator(config.leaseProperties);
+      if (closed.get()) {
+        g.close();
+        return;
+      }
+      ids.leased(g);
+      if (health != null) {
+        health.setStatus("", ServingStatus.SERVING);
+      }
+      LOG.info("worker id {} leased ({}); ready", g.workerId(), g.assigner().store());
+      if (closed.get()) {
+        ids.close();
+      }
+    } catch (IOException | RuntimeException e) {
+      String reason = "the worker id could not be leased: " + e.getMessage();
+      ids.leaseFailed(IdService.unavailable(reason).reason());
+      LOG.error("{}", reason);
+      onLeaseFailure.accept(e);
+    }
+  }
+
+  private void listen() {
+    if (config.httpPort >= 0) {
+      boolean epoll = Epoll.isAvailable();
+      boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+      workers = epoll ? new EpollEventLoopGroup(config.ioThreads) : new NioEventLoopGroup(config.ioThreads);
+      HttpApi.Shared shared = new HttpApi.Shared(ids, new ClientGuard(config), metrics, blocking, config.accessLog,
+          inFlight, version);
+      int maxBytes = config.maxRequestBytes;
+      ServerBootstrap b = new ServerBootstrap().group(boss, workers)
+          .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
+          .option(ChannelOption.SO_BACKLOG, 1024)
+          .childOption(ChannelOption.TCP_NODELAY, true)
+          .childHandler(new ChannelInitializer<SocketChannel>() {
+            @Override
+            protected void initChannel(SocketChannel ch) {
+              connections.add(ch);
+              ch.pipeline().addLast(new HttpServerCodec(Math.min(4096, maxBytes), maxBytes, 8192))
+                  .addLast(new HttpApi(shared));
+            }
+          });
+      try {
+        httpChannel = b.bind(new InetSocketAddress(config.host, config.httpPort)).sync().channel();
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("interrupted while binding the HTTP port", e);
+      } catch (RuntimeException e) {
+        throw new UncheckedIOException(new IOException("cannot listen for HTTP on " + config.host + ":"
+            + config.httpPort + ": " + e.getMessage(), e));
+      }
+    }
+    if (config.grpcPort >= 0) {
+      health = new HealthStatusManager();
+      health.setStatus("", ServingStatus.NOT_SERVING);
+      ServerBuilder<?> b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
+          .maxInboundMessageSize(config.maxRequestBytes)
+          .maxInboundMetadataSize(config.maxRequestBytes)
+          .addService(new GrpcApi(ids, metrics, config.accessLog, version))
+          .addService(health.getHealthService())
+          .intercept(GrpcApi.guard(new ClientGuard(config)));
+      try {
+        grpc = b.build().start();
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot listen for gRPC on " + config.host + ":" + config.grpcPort + ": "
+            + e.getMessage(), e);
+      }
+    }
+  }
+
+  /** The bound HTTP port, -1 when HTTP is off. */
+  public int httpPort() {
+    Channel c = httpChannel;
+    return c == null ? -1 : ((InetSocketAddress) c.localAddress()).getPort();
+  }
+
+  /** The bound gRPC port, -1 when gRPC is off. */
+  public int grpcPort() {
+    Server s = grpc;
+    return s == null ? -1 : s.getPort();
+  }
+
+  /** Whether the worker id is leased and issuing (what {@code /health/ready} answers). */
+  public boolean isReady() {
+    return ids.notReady() == null;
+  }
+
+  /** Waits until {@link #isReady()}, at most {@code timeout}. */
+  public boolean awaitReady(Duration timeout) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    while (!isReady()) {
+      if (System.nanoTime() - deadline > 0) {
+        return false;
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** A line saying where the server listens, as printed at start. */
+  public String listening() {
+    return "gene-id-server " + version + ": HTTP on " + (httpPort() < 0 ? "(off)" : "http://" + hostForUrl() + ":"
+        + httpPort()) + ", gRPC on " + (grpcPort() < 0 ? "(off)" : hostForUrl() + ":" + grpcPort());
+  }
+
+  private String hostForUrl() {
+    return config.host.contains(":") ? "[" + config.host + "]" : config.host;
+  }
+
+  /** Stops accepting, lets requests in flight finish (at most {@code drain-timeout}), releases the lease. */
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    ids.drain();
+    if (health != null) {
+      health.enterTerminalState();
+    }
+    Channel c = httpChannel;
+    if (c != null) {
+      c.close().awaitUninterruptibly();
+    }
+    Server s = grpc;
+    if (s != null) {
+      s.shutdown();
+    }
+    long deadline = System.nanoTime() + config.drainTimeout.toNanos();
+    while (inFlight.get() > 0 && System.nanoTime() - deadline < 0) {
+      try {
+        Thread.sleep(5);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        break;
+      }
+    }
+    try {
+      if (s != null && !s.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS)) {
+        s.shutdownNow();
+      }
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      s.shutdownNow();
+    }
+    connections.close().awaitUninterruptibly();
+    if (workers != null) {
+      workers.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+    if (boss != null) {
+      boss.shutdownGracefully(0, 1, TimeUnit.SECONDS).awaitUninterruptibly();
+    }
+    blocking.shutdown();
+    try {
+      blocking.awaitTermination(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+    }
+    ids.close();
+    metrics.close();
+  }
+}

@@ -1,0 +1,323 @@
+package io.geneid.server;
+
+import io.geneid.core.GeneIdException;
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneIdParts;
+import io.geneid.core.GeneIdStringFormat;
+import io.geneid.core.GeneRouting;
+import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.segment.SegmentStore;
+import io.geneid.jdbc.JdbcSegmentStore;
+import io.geneid.redis.RedisSegmentStore;
+import java.math.BigInteger;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The operations of the API, the same for HTTP and gRPC: every method either answers or throws an
+ * {@link ApiException} with the code and reason the client sees.
+ */
+final class IdService implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(IdService.class);
+  private static final Pattern SEGMENT_KEY = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  /** The parts of a decoded id. */
+  record Decoded(long id, String timestampMillis, String timestamp, long workerId, long sequence, long gene) {}
+
+  /** One key's segment state, for {@code GET /v1/segments}. */
+  record SegmentState(String key, long step, long remaining, boolean nextReady) {}
+
+  private final ServerConfig config;
+  private final GeneIdLayout layout;
+  private final ServerMetrics metrics;
+  private volatile @Nullable LeasedGeneGenerator generator;
+  private volatile @Nullable String notReadyReason = "the worker id is not leased yet";
+  private volatile boolean draining;
+  private final Map<String, GeneSegmentGenerator> segments = new ConcurrentHashMap<>();
+  private final Object segmentLock = new Object();
+  private @Nullable SegmentStore segmentStore;
+  private final Map<String, GeneIdStringFormat> formats = new ConcurrentHashMap<>();
+
+  IdService(ServerConfig config, ServerMetrics metrics) {
+    this.config = config;
+    this.layout = config.layout;
+    this.metrics = metrics;
+  }
+
+  GeneIdLayout layout() {
+    return layout;
+  }
+
+  int maxCount() {
+    return config.maxCount;
+  }
+
+  void leased(LeasedGeneGenerator generator) {
+    this.generator = generator;
+    this.notReadyReason = null;
+    metrics.watchLease(generator);
+  }
+
+  void leaseFailed(String reason) {
+    this.notReadyReason = reason;
+  }
+
+  void drain() {
+    draining = true;
+  }
+
+  /** Null when ready, else why not. */
+  @Nullable String notReady() {
+    if (draining) {
+      return "the server is shutting down";
+    }
+    LeasedGeneGenerator g = generator;
+    if (g == null) {
+      return notReadyReason;
+    }
+    if (!g.isIssuing()) {
+      return "worker id lease lapsed (fenced); the server renews or leases again by itself";
+    }
+    return null;
+  }
+
+  long workerId() {
+    LeasedGeneGenerator g = generator;
+    return g == null ? -1 : g.workerId();
+  }
+
+  int checkCount(long count) {
+    if (count < 1 || count > config.maxCount) {
+      throw ApiException.invalid("count must be in [1, " + config.maxCount + "] but was " + count);
+    }
+    return (int) count;
+  }
+
+  // ---------------------------------------------------------------- snowflake ids
+
+  long[] nextIds(@Nullable ParentKey parent, int count) {
+    LeasedGeneGenerator g = generator;
+    if (g == null || draining) {
+      throw unavailable(notReady());
+    }
+    try {
+      return parent == null ? g.nextIds(count) : g.nextIdsFor(parent.gene(), count);
+    } catch (GeneIdException e) {
+      throw unavailable(e.getMessage());
+    }
+  }
+
+  String[] nextStrings(@Nullable ParentKey parent, int count, String prefix, boolean date) {
+    GeneIdStringFormat format = format(prefix, date);
+    long[] ids = nextIds(parent, count);
+    String[] out = new String[ids.length];
+    for (int i = 0; i < ids.length; i++) {
+      out[i] = format.format(ids[i]);
+    }
+    return out;
+  }
+
+  GeneIdStringFormat format(String prefix, boolean date) {
+    String key = (date ? "1" : "0") + prefix;
+    GeneIdStringFormat f = formats.get(key);
+    if (f == null) {
+      try {
+        GeneIdStringFormat.Builder b = GeneIdStringFormat.builder().prefix(prefix);
+        if (date) {
+          b.date(layout);
+        }
+        f = b.build();
+      } catch (IllegalArgumentException e) {
+        throw ApiException.invalid(e.getMessage());
+      }
+      if (formats.size() < 10_000) {
+        formats.put(key, f);
+      }
+    }
+    return f;
+  }
+
+  // ---------------------------------------------------------------- segment ids
+
+  long[] nextSegmentIds(String key, @Nullable ParentKey parent, int count) {
+    GeneSegmentGenerator g = segment(key);
+    if (draining) {
+      throw unavailable(notReady());
+    }
+    try {
+      return parent == null ? g.nextIds(count) : g.nextIdsFor(parent.gene(), count);
+    } catch (GeneIdException e) {
+      throw unavailable(e.getMessage());
+    }
+  }
+
+  private GeneSegmentGenerator segment(String key) {
+    GeneSegmentGenerator g = segments.get(key);
+    if (g != null) {
+      return g;
+    }
+    if (!SEGMENT_KEY.matcher(key).matches()) {
+      throw ApiException.invalid("segment key must be 1 to 128 of A-Z a-z 0-9 . _ - : but was '"
+          + ParentKey.clip(key) + "'");
+    }
+    if (!config.segmentKeys.contains(key) && !config.segmentCreateKeys) {
+      throw new ApiException(ErrorCode.UNKNOWN_KEY, "segment key '" + key + "' is not configured; configured keys: "
+          + new java.util.TreeSet<>(config.segmentKeys)
+          + " (set segment-keys, or segment-create-keys=true to serve any key)");
+    }
+    synchronized (segmentLock) {
+      g = segments.get(key);
+      if (g != null) {
+        return g;
+      }
+      if (segments.size() >= config.segmentMaxKeys) {
+        throw new ApiException(ErrorCode.UNKNOWN_KEY, "segment key '" + key + "' would be key number "
+            + (segments.size() + 1) + ", above segment-max-keys " + config.segmentMaxKeys);
+      }
+      try {
+        g = GeneSegmentGenerator.builder(store(), key).settings(config.segmentSettings).build();
+      } catch (GeneIdException | IllegalStateException e) {
+        LOG.warn("segment key '{}': the segment store failed: {}", key, e.toString());
+        throw unavailable("segment key '" + key + "': the segment store did not hand out a segment: "
+            + e.getMessage());
+      }
+      segments.put(key, g);
+      metrics.watchSegment(g);
+      return g;
+    }
+  }
+
+  private SegmentStore store() {
+    SegmentStore s = segmentStore;
+    if (s == null) {
+      if (config.segmentStore.equals("redis")) {
+        s = RedisSegmentStore.builder()
+            .redisUri(java.util.Objects.requireNonNull(config.segmentRedisUri))
+            .keyPrefix(config.segmentRedisKeyPrefix)
+            .allowWithoutPersistence(config.segmentRedisAllowWithoutPersistence)
+            .build();
+      } else {
+        s = JdbcSegmentStore.builder()
+            .jdbcUrl(config.segmentJdbcUrl, config.segmentJdbcUsername, config.segmentJdbcPassword)
+            .table(config.segmentJdbcTable)
+            .createTable(true)
+            .build();
+      }
+      segmentStore = s;
+    }
+    return s;
+  }
+
+  List<SegmentState> segmentStates() {
+    List<SegmentState> out = new ArrayList<>();
+    for (GeneSegmentGenerator g : segments.values()) {
+      GeneSegmentGenerator.Status st = g.status();
+      out.add(new SegmentState(st.bizTag(), st.step(), st.remaining(), st.nextReady()));
+    }
+    out.sort(Comparator.comparing(SegmentState::key));
+    return out;
+  }
+
+  // ---------------------------------------------------------------- decode and route
+
+  Decoded decode(long id) {
+    if (id < 0) {
+      throw ApiException.invalid("an id must not be negative but was " + id);
+    }
+    GeneIdParts p = layout.decode(id);
+    long t = id >>> (layout.workerBits() + layout.sequenceBits() + layout.geneBits());
+    String millis = BigInteger.valueOf(layout.epoch().toEpochMilli()).add(BigInteger.valueOf(t)).toString();
+    return new Decoded(id, millis, p.timestamp().toString(), p.workerId(), p.sequence(), p.gene());
+  }
+
+  Decoded decode(String text, String prefix, boolean date) {
+    GeneIdStringFormat format = format(prefix, date);
+    long id;
+    try {
+      id = format.parse(text);
+    } catch (IllegalArgumentException e) {
+      throw ApiException.invalid(e.getMessage());
+    }
+    return decode(id);
+  }
+
+  static long parseId(String text) {
+    try {
+      long id = Long.parseLong(text);
+      if (id >= 0) {
+        return id;
+      }
+    } catch (NumberFormatException e) {
+      // below
+    }
+    throw ApiException.invalid("an id must be a decimal whole number in [0, " + Long.MAX_VALUE + "] but was '"
+        + ParentKey.clip(text) + "'");
+  }
+
+  /** {@code [gene, index]}. */
+  long[] route(long gene, long shardingCount, long geneDivisor) {
+    long max = layout.geneCount();
+    if (shardingCount < 1 || shardingCount > max) {
+      throw ApiException.invalid("shardingCount must be in [1, " + max + "] but was " + shardingCount);
+    }
+    if (geneDivisor < 1 || geneDivisor > max) {
+      throw ApiException.invalid("geneDivisor must be in [1, " + max + "] but was " + geneDivisor);
+    }
+    try {
+      GeneRouting routing = new GeneRouting((int) shardingCount, (int) geneDivisor, layout.geneBits());
+      return new long[] {gene, routing.index(gene)};
+    } catch (IllegalArgumentException e) {
+      throw ApiException.invalid(e.getMessage());
+    }
+  }
+
+  static ApiException unavailable(@Nullable String reason) {
+    String r = reason == null ? "not ready" : reason;
+    int nl = r.indexOf('\n');
+    if (nl >= 0) {
+      r = r.substring(0, nl);
+    }
+    if (r.length() > 500) {
+      r = r.substring(0, 500) + "...";
+    }
+    return new ApiException(ErrorCode.UNAVAILABLE, r, 1);
+  }
+
+  @Override
+  public void close() {
+    draining = true;
+    synchronized (segmentLock) {
+      for (GeneSegmentGenerator g : segments.values()) {
+        try {
+          g.close();
+        } catch (RuntimeException e) {
+          LOG.warn("closing segment key '{}': {}", g.bizTag(), e.toString());
+        }
+      }
+      segments.clear();
+      SegmentStore store = segmentStore;
+      if (store != null) {
+        try {
+          store.close();
+        } catch (Exception e) {
+          LOG.warn("closing the segment store: {}", e.toString());
+        }
+      }
+      segmentStore = null;
+    }
+    LeasedGeneGenerator g = generator;
+    generator = null;
+    notReadyReason = "the server is closed";
+    if (g != null) {
+      g.close(); // records the mark and releases the worker id
+    }
+  }
+}

@@ -1,0 +1,288 @@
+package io.geneid.server;
+
+import io.geneid.core.GeneIdLayout;
+import io.geneid.core.GeneIdGenerator;
+import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.segment.SegmentSettings;
+import io.geneid.core.settings.SettingsReader;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Pattern;
+import org.jspecify.annotations.Nullable;
+
+/**
+ * Everything the server reads from its configuration, checked at once: an unknown key is an error naming it and
+ * listing the allowed keys, a bad value names the key, the value and the range. Built by {@link #from(Map)} from
+ * kebab-case keys (docs/server.md, "Configuration"); the worker-lease and layout keys are those of
+ * {@link WorkerIdAssigners}.
+ */
+public final class ServerConfig {
+  /** The server's own keys. */
+  public static final List<String> SERVER_KEYS = List.of("host", "http-port", "grpc-port", "data-dir", "max-count",
+      "max-request-bytes", "auth-tokens", "auth-tokens-file", "rate-limit", "rate-limit-burst", "access-log",
+      "drain-timeout", "io-threads");
+  /** The segment keys; {@code segment-<k>} for each key {@code k} of {@link SegmentSettings#KEYS} but gene-bits. */
+  public static final List<String> SEGMENT_KEYS = List.of("segment-store", "segment-jdbc-url",
+      "segment-jdbc-username", "segment-jdbc-password", "segment-jdbc-table", "segment-redis-uri",
+      "segment-redis-key-prefix", "segment-redis-allow-without-persistence", "segment-keys", "segment-create-keys",
+      "segment-max-keys", "segment-min-step", "segment-max-step", "segment-duration", "segment-prefetch-ratio",
+      "segment-fetch-timeout", "segment-prefetch-retry", "segment-thread-block");
+  /** The keys whose values are secrets: never printed. */
+  static final Set<String> SECRET_KEYS = Set.of("auth-tokens", "segment-jdbc-password", "jdbc-password",
+      "zookeeper-password", "etcd-password");
+
+  private static final Pattern SEGMENT_KEY = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
+
+  final String host;
+  final int httpPort;
+  final int grpcPort;
+  final Path dataDir;
+  final int maxCount;
+  final int maxRequestBytes;
+  final List<byte[]> authTokens;
+  final double rateLimit;
+  final double rateLimitBurst;
+  final boolean accessLog;
+  final Duration drainTimeout;
+  final int ioThreads;
+  final Map<String, String> leaseProperties;
+  final GeneIdLayout layout;
+  final String segmentStore;
+  final String segmentJdbcUrl;
+  final @Nullable String segmentJdbcUsername;
+  final @Nullable String segmentJdbcPassword;
+  final String segmentJdbcTable;
+  final @Nullable String segmentRedisUri;
+  final String segmentRedisKeyPrefix;
+  final boolean segmentRedisAllowWithoutPersistence;
+  final Set<String> segmentKeys;
+  final boolean segmentCreateKeys;
+  final int segmentMaxKeys;
+  final SegmentSettings segmentSettings;
+
+  private ServerConfig(SettingsReader s, Map<String, String> leaseProperties, GeneIdLayout layout,
+      SegmentSettings segmentSettings) {
+    host = s.string("host", "127.0.0.1");
+    httpPort = s.intValue("http-port", -1, 65_535, 8080);
+    grpcPort = s.intValue("grpc-port", -1, 65_535, 9090);
+    dataDir = Path.of(s.string("data-dir", "gene-id-data")).toAbsolutePath().normalize();
+    maxCount = s.intValue("max-count", 1, GeneIdGenerator.MAX_BATCH, 10_000);
+    maxRequestBytes = s.intValue("max-request-bytes", 1024, 1 << 20, 8192);
+    authTokens = tokens(s);
+    rateLimit = s.doubleValue("rate-limit", 0, 1e9, 0);
+    rateLimitBurst = s.doubleValue("rate-limit-burst", 1, 1e9, Math.max(1, 2 * rateLimit));
+    accessLog = s.bool("access-log", false);
+    drainTimeout = s.duration("drain-timeout", Duration.ZERO, Duration.ofMinutes(10), Duration.ofSeconds(10));
+    ioThreads = s.intValue("io-threads", 0, 1024, 0);
+    this.leaseProperties = Map.copyOf(leaseProperties);
+    this.layout = layout;
+    segmentStore = s.string("segment-store", "jdbc");
+    if (!segmentStore.equals("jdbc") && !segmentStore.equals("redis")) {
+      throw new IllegalArgumentException("segment-store must be jdbc or redis but was '" + segmentStore + "'");
+    }
+    segmentJdbcUrl = s.string("segment-jdbc-url", "jdbc:h2:file:" + dataDir.resolve("segments"));
+    segmentJdbcUsername = s.has("segment-jdbc-username") ? s.string("segment-jdbc-username", "") : null;
+    segmentJdbcPassword = s.has("segment-jdbc-password") ? s.string("segment-jdbc-password", "") : null;
+    segmentJdbcTable = s.string("segment-jdbc-table", "gene_id_segment");
+    segmentRedisUri = s.has("segment-redis-uri") ? s.string("segment-redis-uri", "") : null;
+    if (segmentStore.equals("redis") && segmentRedisUri == null) {
+      throw new IllegalArgumentException("segment-redis-uri is required with segment-store=redis: a Redis URI such "
+          + "as redis://host:6379/0");
+    }
+    segmentRedisKeyPrefix = s.string("segment-redis-key-prefix", "gene-id");
+    segmentRedisAllowWithoutPersistence = s.bool("segment-redis-allow-without-persistence", false);
+    Set<String> keys = new LinkedHashSet<>();
+    for (String k : s.string("segment-keys", "").split(",")) {
+      String key = k.trim();
+      if (key.isEmpty()) {
+        continue;
+      }
+      if (!SEGMENT_KEY.matcher(key).matches()) {
+        throw new IllegalArgumentException("segment-keys: a key must be 1 to 128 of A-Z a-z 0-9 . _ - : but was '"
+            + ParentKey.clip(key) + "'");
+      }
+      keys.add(key);
+    }
+    segmentKeys = Set.copyOf(keys);
+    segmentCreateKeys = s.bool("segment-create-keys", false);
+    segmentMaxKeys = s.intValue("segment-max-keys", 1, 100_000, 1000);
+    if (segmentKeys.size() > segmentMaxKeys) {
+      throw new IllegalArgumentException("segment-keys lists " + segmentKeys.size() + " keys, above segment-max-keys "
+          + segmentMaxKeys);
+    }
+    this.segmentSettings = segmentSettings;
+  }
+
+  /** Every key the server accepts, sorted. */
+  public static Set<String> allowedKeys() {
+    Set<String> keys = new TreeSet<>(SERVER_KEYS);
+    keys.addAll(SEGMENT_KEYS);
+    keys.addAll(leaseKeys());
+    return keys;
+  }
+
+  private static Set<String> leaseKeys() {
+    Set<String> keys = new TreeSet<>(WorkerIdAssigners.COMMON_ASSIGNER_KEYS);
+    keys.addAll(WorkerIdAssigners.GENERATOR_KEYS);
+    for (String type : List.of("static", "redis", "jdbc", "zookeeper", "etcd")) {
+      try {
+        keys.addAll(WorkerIdAssigners.provider(type).propertyKeys());
+      } catch (IllegalArgumentException absent) {
+        // that store's module is not on the class path: its keys are unknown here
+      }
+    }
+    return keys;
+  }
+
+  /** A configuration from defaults only (the embedded set-up of {@code java -jar gene-id-server.jar}). */
+  public static ServerConfig defaults() {
+    return from(Map.of());
+  }
+
+  /**
+   * Checks and reads {@code values}.
+   *
+   * @throws IllegalArgumentException naming the first unknown key (and listing the allowed ones) or the first bad
+   *     value
+   */
+  public static ServerConfig from(Map<String, String> values) {
+    return from(values, Map.of());
+  }
+
+  /**
+   * As {@link #from(Map)}, with where each key came from ({@code "environment GENE_ID_SERVER_HTTP_PORT"}) for the
+   * messages.
+   */
+  public static ServerConfig from(Map<String, String> values, Map<String, String> sources) {
+    Set<String> allowed = allowedKeys();
+    for (String key : values.keySet()) {
+      if (!allowed.contains(key)) {
+        String from = sources.containsKey(key) ? " (from " + sources.get(key) + ")" : "";
+        throw new IllegalArgumentException("unknown configuration key '" + key + "'" + from + "; allowed keys: "
+            + String.join(", ", allowed));
+      }
+    }
+    SettingsReader all = SettingsReader.of(values);
+    Path dataDir = Path.of(all.string("data-dir", "gene-id-data")).toAbsolutePath().normalize();
+    Set<String> leaseKeys = leaseKeys();
+    Map<String, String> lease = new LinkedHashMap<>();
+    values.forEach((k, v) -> {
+      if (leaseKeys.contains(k)) {
+        lease.put(k, v);
+      }
+    });
+    // the embedded default: a fixed worker id with its mark file in the data directory
+    if (lease.getOrDefault(WorkerIdAssigners.WORKER_ASSIGNER, "static").equals("static")) {
+      if (!lease.containsKey("worker-id") && !lease.containsKey("worker-id-from-hostname")) {
+        lease.put("worker-id", "0");
+      }
+      if (!lease.containsKey("mark-file") && lease.containsKey("worker-id")) {
+        lease.put("mark-file", dataDir.resolve("worker-" + lease.get("worker-id").trim() + ".mark").toString());
+      }
+    }
+    GeneIdLayout layout = WorkerIdAssigners.check(lease);
+    Map<String, Object> segment = new LinkedHashMap<>();
+    for (String k : SegmentSettings.KEYS) {
+      String serverKey = k.equals(SegmentSettings.SEGMENT_DURATION) ? k : "segment-" + k;
+      if (!k.equals(SegmentSettings.GENE_BITS) && values.containsKey(serverKey)) {
+        segment.put(k, values.get(serverKey));
+      }
+    }
+    segment.put(SegmentSettings.GENE_BITS, layout.geneBits());
+    SegmentSettings segmentSettings = SegmentSettings.read(SettingsReader.of(segment).named(
+        k -> k.equals(SegmentSettings.SEGMENT_DURATION) ? k : "segment-" + k));
+    return new ServerConfig(all, lease, layout, segmentSettings);
+  }
+
+  /**
+   * The configuration of {@code file} (properties), then environment variables {@code GENE_ID_SERVER_<KEY>}, then
+   * {@code overrides} (flags), each source above the previous one.
+   */
+  public static ServerConfig load(@Nullable Path file, Map<String, String> environment,
+      Map<String, String> overrides) {
+    Map<String, String> values = new LinkedHashMap<>();
+    Map<String, String> sources = new LinkedHashMap<>();
+    if (file != null) {
+      java.util.Properties p = new java.util.Properties();
+      try (var in = Files.newBufferedReader(file, StandardCharsets.UTF_8)) {
+        p.load(in);
+      } catch (IOException e) {
+        throw new UncheckedIOException("cannot read the configuration file " + file + ": " + e.getMessage(), e);
+      }
+      for (String k : p.stringPropertyNames()) {
+        values.put(k.trim(), p.getProperty(k).trim());
+        sources.put(k.trim(), "file " + file);
+      }
+    }
+    environment.forEach((name, value) -> {
+      if (name.startsWith(ENV_PREFIX) && name.length() > ENV_PREFIX.length()) {
+        String key = name.substring(ENV_PREFIX.length()).toLowerCase(java.util.Locale.ROOT).replace('_', '-');
+        values.put(key, value.trim());
+        sources.put(key, "environment " + name);
+      }
+    });
+    overrides.forEach((k, v) -> {
+      values.put(k, v);
+      sources.put(k, "the command line");
+    });
+    return from(values, sources);
+  }
+
+  /** The prefix of environment variables read by {@link #load}. */
+  public static final String ENV_PREFIX = "GENE_ID_SERVER_";
+
+  private static List<byte[]> tokens(SettingsReader s) {
+    List<String> texts = new ArrayList<>();
+    if (s.has("auth-tokens")) {
+      texts.addAll(Arrays.asList(s.string("auth-tokens", "").split(",")));
+    }
+    if (s.has("auth-tokens-file")) {
+      Path file = Path.of(s.string("auth-tokens-file", ""));
+      try {
+        texts.addAll(Files.readAllLines(file, StandardCharsets.UTF_8));
+      } catch (IOException e) {
+        throw new UncheckedIOException("auth-tokens-file: cannot read " + file + ": " + e.getClass().getSimpleName(),
+            e);
+      }
+    }
+    List<byte[]> tokens = new ArrayList<>();
+    for (String t : texts) {
+      String token = t.trim();
+      if (token.isEmpty() || token.startsWith("#")) {
+        continue;
+      }
+      if (token.length() < 16 || !token.chars().allMatch(c -> c > 0x20 && c < 0x7f)) {
+        // the token itself is never printed
+        throw new IllegalArgumentException("auth-tokens: every token must be at least 16 printable ASCII characters "
+            + "without spaces; token " + (tokens.size() + 1) + " is not");
+      }
+      tokens.add(token.getBytes(StandardCharsets.US_ASCII));
+    }
+    return List.copyOf(tokens);
+  }
+
+  /** The HTTP port, -1 when off, 0 for any free port. */
+  public int httpPort() {
+    return httpPort;
+  }
+
+  public int grpcPort() {
+    return grpcPort;
+  }
+
+  public GeneIdLayout layout() {
+    return layout;
+  }
+}
