@@ -49,6 +49,7 @@ public final class GeneIdServer implements AutoCloseable {
   private final ServerMetrics metrics = new ServerMetrics();
   private final IdService ids;
   private final AtomicInteger inFlight = new AtomicInteger();
+  private final ClientGuard guard;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ThreadPoolExecutor blocking;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -63,6 +64,7 @@ public final class GeneIdServer implements AutoCloseable {
   private GeneIdServer(ServerConfig config, Consumer<Throwable> onLeaseFailure) {
     this.config = config;
     this.ids = new IdService(config, metrics);
+    this.guard = new ClientGuard(config); // one rate-limit bucket per client over both protocols
     String v = GeneIdServer.class.getPackage().getImplementationVersion();
     this.version = v == null ? "dev" : v;
     int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 4);
@@ -130,7 +132,7 @@ public final class GeneIdServer implements AutoCloseable {
       boolean epoll = Epoll.isAvailable();
       boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
       workers = epoll ? new EpollEventLoopGroup(config.ioThreads) : new NioEventLoopGroup(config.ioThreads);
-      HttpApi.Shared shared = new HttpApi.Shared(ids, new ClientGuard(config), metrics, blocking, config.accessLog,
+      HttpApi.Shared shared = new HttpApi.Shared(ids, guard, metrics, blocking, config.accessLog,
           inFlight, version);
       int maxBytes = config.maxRequestBytes;
       ServerBootstrap b = new ServerBootstrap().group(boss, workers)
@@ -163,7 +165,7 @@ public final class GeneIdServer implements AutoCloseable {
           .maxInboundMetadataSize(config.maxRequestBytes)
           .addService(new GrpcApi(ids, metrics, config.accessLog, version))
           .addService(health.getHealthService())
-          .intercept(GrpcApi.guard(new ClientGuard(config)));
+          .intercept(GrpcApi.guard(guard));
       try {
         grpc = b.build().start();
       } catch (IOException e) {
