@@ -121,6 +121,18 @@ final class IdBuffer {
     }
   }
 
+  /** Starts a refill in the background if the buffer is empty and none is in flight; does not wait. */
+  void prefetch() {
+    lock.lock();
+    try {
+      if (available == 0 && !fetching && !closed) {
+        startFetch();
+      }
+    } finally {
+      lock.unlock();
+    }
+  }
+
   /** Starts a refill on the executor (lock held). */
   private void startFetch() {
     fetching = true;

@@ -7,6 +7,7 @@ import java.net.ConnectException;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
+import java.net.http.HttpConnectTimeoutException;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.net.http.HttpTimeoutException;
@@ -111,6 +112,9 @@ final class ServerCalls {
             checked.set(index, info);
           }
           T answer = send(address, pathAndQuery, reader);
+          if (answer instanceof Info info) {
+            checked.set(index, info); // read and matched: the address needs no second /v1/info
+          }
           if (index != start) {
             preferred.set(index);
           }
@@ -149,7 +153,6 @@ final class ServerCalls {
   /** One attempt at one address: the reader's answer, or a RuntimeException that passes the address over. */
   private <T> T send(URI address, String pathAndQuery, Reader<T> reader) {
     HttpRequest.Builder request = HttpRequest.newBuilder(URI.create(address + pathAndQuery))
-        .timeout(settings.requestTimeout())
         .header("Accept", "application/json")
         .GET();
     if (authorization != null) {
@@ -201,10 +204,11 @@ final class ServerCalls {
         HttpResponse.BodyHandlers.ofString(StandardCharsets.UTF_8));
     long millis = settings.requestTimeout().toMillis();
     try {
-      // the request's own time-out covers the wait for the headers; this one the whole exchange
+      // one bound for the whole exchange, connection, headers and body (a request's own time-out covers only part
+      // of it, and reports a late body as "connection closed locally")
       return future.get(millis, TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
-      future.cancel(true);
+      future.cancel(true); // aborts the exchange (JDK 16+): a late answer is never read, its ids are a gap
       throw new IllegalStateException("timed out after " + millis + " ms", e);
     } catch (InterruptedException e) {
       future.cancel(true);
@@ -212,6 +216,9 @@ final class ServerCalls {
       throw new GeneIdException("interrupted while waiting for a gene-id server", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
+      if (cause instanceof HttpConnectTimeoutException) {
+        throw new IllegalStateException("no connection within " + settings.connectTimeout().toMillis() + " ms", cause);
+      }
       if (cause instanceof HttpTimeoutException) {
         throw new IllegalStateException("timed out after " + millis + " ms", cause);
       }

@@ -12,6 +12,9 @@ import org.jspecify.annotations.Nullable;
  */
 final class SnowflakeIds extends BufferedIds {
 
+  /** The most genes whose buffers the first root id fills at once. */
+  static final int PREFETCH_ALL_GENES = 256;
+
   private volatile @Nullable AtomicReferenceArray<@Nullable IdBuffer> buffers;
   private volatile @Nullable GeneSpread spread;
 
@@ -43,13 +46,24 @@ final class SnowflakeIds extends BufferedIds {
     return Batches.byGene(genes, (gene, into, from, count) -> run(gene, into, from, count));
   }
 
+  /**
+   * The spread of root ids, made on the first root id, which also starts the first fetch of every gene's buffer at
+   * once: root ids walk all genes, and a caller would otherwise wait for {@code 2^G} first fetches one after another.
+   * Up to {@link #PREFETCH_ALL_GENES} genes (G up to 8); above that each gene's first fetch waits for its first use.
+   */
   private GeneSpread spread() {
     GeneSpread s = spread;
     if (s == null) {
       synchronized (this) {
         s = spread;
         if (s == null) {
-          spread = s = new GeneSpread(layout().geneBits());
+          s = new GeneSpread(layout().geneBits());
+          if (layout().geneCount() <= PREFETCH_ALL_GENES) {
+            for (int gene = 0; gene < layout().geneCount(); gene++) {
+              buffer(gene).prefetch();
+            }
+          }
+          spread = s;
         }
       }
     }

@@ -180,7 +180,7 @@ class GeneIdClientFakeServerTest {
   @Test
   void aBatchLargerThanTheBufferIsFetchedForTheCallerAlone() throws IOException {
     twoServers();
-    client = clientOf(a.url()).batchSize(50).build();
+    client = clientOf(a.url()).batchSize(50).requestTimeout(Duration.ofSeconds(20)).build();
     long[] ids = client.nextIdsFor(9L, 12_345);
     assertThat(ids).hasSize(12_345);
     assertThat(Set.of(java.util.Arrays.stream(ids).boxed().toArray(Long[]::new))).hasSize(12_345);
