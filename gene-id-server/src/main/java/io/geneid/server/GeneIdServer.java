@@ -103,27 +103,48 @@ public final class GeneIdServer implements AutoCloseable {
     return start(config, e -> { });
   }
 
+  /**
+   * Leases the worker id. A store that fails (unreachable, slow, every worker id taken) is retried, 1 s apart and
+   * then up to 10 s apart, while readiness says why; a configuration the store or this JVM refuses
+   * ({@link IllegalArgumentException}, {@link IllegalStateException}) is final and goes to {@code onLeaseFailure}.
+   */
   private void lease(Consumer<Throwable> onLeaseFailure) {
-    try {
-      Files.createDirectories(config.dataDir);
-      LeasedGeneGenerator g = WorkerIdAssigners.generator(config.leaseProperties);
-      if (closed.get()) {
-        g.close();
+    long pauseMillis = 1_000;
+    while (!closed.get()) {
+      try {
+        Files.createDirectories(config.dataDir);
+        LeasedGeneGenerator g = WorkerIdAssigners.generator(config.leaseProperties);
+        if (closed.get()) {
+          g.close();
+          return;
+        }
+        ids.leased(g);
+        if (health != null) {
+          health.setStatus("", ServingStatus.SERVING);
+        }
+        LOG.info("worker id {} leased ({}); ready", g.workerId(), g.assigner().store());
+        if (closed.get()) {
+          ids.close();
+        }
+        return;
+      } catch (IOException | IllegalArgumentException | IllegalStateException e) {
+        String reason = "the worker id could not be leased: " + e.getMessage();
+        ids.leaseFailed(IdService.unavailable(reason).reason());
+        LOG.error("{}", reason);
+        onLeaseFailure.accept(e);
+        return;
+      } catch (RuntimeException e) {
+        String reason = "the worker id could not be leased yet (retrying in " + pauseMillis + " ms): "
+            + e.getMessage();
+        ids.leaseFailed(IdService.unavailable(reason).reason());
+        LOG.warn("{}", reason);
+      }
+      try {
+        Thread.sleep(pauseMillis);
+      } catch (InterruptedException e) {
         return;
       }
-      ids.leased(g);
-      if (health != null) {
-        health.setStatus("", ServingStatus.SERVING);
-      }
-      LOG.info("worker id {} leased ({}); ready", g.workerId(), g.assigner().store());
-      if (closed.get()) {
-        ids.close();
-      }
-    } catch (IOException | RuntimeException e) {
-      String reason = "the worker id could not be leased: " + e.getMessage();
-      ids.leaseFailed(IdService.unavailable(reason).reason());
-      LOG.error("{}", reason);
-      onLeaseFailure.accept(e);
+      pauseMillis = Math.min(10_000, pauseMillis * 2);
     }
   }
 
