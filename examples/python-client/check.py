@@ -161,6 +161,7 @@ def main(argv=None):
     p.add_argument("--url", action="append", default=[], help="a server's base URL; repeat for failover")
     p.add_argument("--token", default=os.environ.get("GENE_ID_TOKEN"), help="bearer token (or GENE_ID_TOKEN)")
     p.add_argument("--segment-key", help="a business key the server serves, to check segment ids too")
+    p.add_argument("--timeout", type=float, default=10.0, help="seconds per request (default 10)")
     p.add_argument("--vectors", default=DEFAULT_VECTORS, help="docs/spec-vectors.json")
     p.add_argument("--vectors-only", action="store_true", help="check the spec vectors only, no server")
     args = p.parse_args(argv)
@@ -173,7 +174,7 @@ def main(argv=None):
     if not args.vectors_only:
         before = c.passed + len(c.failed)
         try:
-            check_server(c, Client(args.url, token=args.token), args.segment_key)
+            check_server(c, Client(args.url, token=args.token, timeout=args.timeout), args.segment_key)
         except Exception as e:  # noqa: BLE001 - a server that cannot be checked is a failed check
             c.failed.append("server check stopped: %r" % e)
         print("server %s: %d checks" % (", ".join(args.url), c.passed + len(c.failed) - before))
