@@ -98,6 +98,16 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
   }
 
   /**
+   * {@link SettingsReader#GENE_BITS} alone: G in [0, {@value #MAX_GENE_BITS}], default that of {@link #defaults()}; for
+   * readers of gene ids that need no whole layout (routing, segment ids).
+   *
+   * @throws InvalidSettingException naming the key as {@code props} names it
+   */
+  public static int geneBits(SettingsReader props) {
+    return props.intValue(SettingsReader.GENE_BITS, 0, MAX_GENE_BITS, DEFAULTS.geneBits());
+  }
+
+  /**
    * The layout of {@link SettingsReader#EPOCH}, {@link SettingsReader#TIMESTAMP_BITS},
    * {@link SettingsReader#WORKER_BITS}, {@link SettingsReader#SEQUENCE_BITS} and {@link SettingsReader#GENE_BITS}, each
    * defaulting to {@link #defaults()}, usable now.
@@ -112,7 +122,7 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
           props.intValue(SettingsReader.TIMESTAMP_BITS, MIN_TIMESTAMP_BITS, 63, d.timestampBits()),
           props.intValue(SettingsReader.WORKER_BITS, 0, MAX_FIELD_BITS, d.workerBits()),
           props.intValue(SettingsReader.SEQUENCE_BITS, 0, MAX_FIELD_BITS, d.sequenceBits()),
-          props.intValue(SettingsReader.GENE_BITS, 0, MAX_GENE_BITS, d.geneBits()));
+          geneBits(props));
       layout.checkUsableAt(Instant.now()); // settings configure a generator: usable now, not only well formed
       return layout;
     } catch (InvalidSettingException e) {

@@ -1,6 +1,8 @@
 package io.geneid.server;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGenerators;
+
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
@@ -113,7 +115,7 @@ public final class GeneIdServer implements AutoCloseable {
     while (!closed.get()) {
       try {
         Files.createDirectories(config.dataDir);
-        LeasedGeneGenerator g = WorkerIdAssigners.generator(config.leaseProperties);
+        LeasedGeneGenerator g = LeasedGenerators.generator(config.leaseProperties);
         if (closed.get()) {
           g.close();
           return;

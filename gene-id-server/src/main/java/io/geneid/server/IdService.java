@@ -5,7 +5,7 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdParts;
 import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.GeneRouting;
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.SegmentStore;
 import io.geneid.jdbc.JdbcSegmentStore;

@@ -1,5 +1,7 @@
 package io.geneid.server;
 
+import io.geneid.core.snowflake.LeasedGenerators;
+
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
@@ -192,7 +194,7 @@ public final class ServerConfig {
         lease.put("mark-file", dataDir.resolve("worker-" + lease.get("worker-id").trim() + ".mark").toString());
       }
     }
-    GeneIdLayout layout = WorkerIdAssigners.check(lease);
+    GeneIdLayout layout = LeasedGenerators.check(lease);
     Map<String, Object> segment = new LinkedHashMap<>();
     for (String k : SegmentSettings.KEYS) {
       String serverKey = k.equals(SegmentSettings.SEGMENT_DURATION) ? k : "segment-" + k;

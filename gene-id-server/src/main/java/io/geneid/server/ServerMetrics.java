@@ -1,6 +1,6 @@
 package io.geneid.server;
 
-import io.geneid.core.lease.LeasedGeneGenerator;
+import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;

@@ -141,7 +141,7 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
       allowed.addAll(storeType.equals("jdbc") ? JDBC_PROPERTIES : REDIS_PROPERTIES);
     }
     SettingsReader p = AlgorithmProps.of(TYPE, props, allowed);
-    int bits = p.intValue(SettingsReader.GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
+    int bits = GeneIdLayout.geneBits(p);
     long geneCount = 1L << bits;
     boolean hasMap = p.has(BUCKET_MAP);
     boolean hasCount = p.has(GeneRouting.SHARDING_COUNT);

@@ -28,7 +28,7 @@ abstract class GeneRoutingAlgorithm extends GeneShardingAlgorithm {
    */
   final void init(String type, Properties props, List<String> allowed) {
     SettingsReader p = AlgorithmProps.of(type, props, allowed);
-    int bits = p.intValue(SettingsReader.GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits());
+    int bits = GeneIdLayout.geneBits(p);
     long geneCount = 1L << bits;
     int count = (int) p.requiredLong(SHARDING_COUNT, 1, geneCount);
     int divisor = allowed.contains(GENE_DIVISOR) ? (int) p.longValue(GENE_DIVISOR, 1, geneCount, 1) : 1;

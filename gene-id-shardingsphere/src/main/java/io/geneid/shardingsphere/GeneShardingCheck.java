@@ -164,7 +164,9 @@ public final class GeneShardingCheck {
     int keyBits = keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm
         ? ((GeneSnowflakeKeyGenerateAlgorithm) keyGenerator).layout().geneBits()
         : keyGenerator instanceof GeneSegmentKeyGenerateAlgorithm
-            ? ((GeneSegmentKeyGenerateAlgorithm) keyGenerator).geneBits() : -1;
+            ? ((GeneSegmentKeyGenerateAlgorithm) keyGenerator).geneBits()
+            : keyGenerator instanceof GeneServerKeyGenerateAlgorithm
+                ? ((GeneServerKeyGenerateAlgorithm) keyGenerator).geneBits() : -1;
     if (keyBits >= 0 && table.getGenerateKeyColumn().isPresent()) {
       for (GeneShardingAlgorithm algorithm : new GeneShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
         if (algorithm != null && algorithm.geneBits() != keyBits) {

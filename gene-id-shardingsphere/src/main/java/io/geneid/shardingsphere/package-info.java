@@ -5,6 +5,8 @@
  *   <li>{@link io.geneid.shardingsphere.GeneSnowflakeKeyGenerateAlgorithm} — key generator type
  *       {@code GENE_SNOWFLAKE}: root rows spread over the genes, child rows inserted inside a
  *       {@link io.geneid.core.GeneContext} scope carry their parent's gene;
+ *   <li>{@link io.geneid.shardingsphere.GeneServerKeyGenerateAlgorithm} — key generator type {@code GENE_SERVER}:
+ *       the same ids from {@code gene-id-server} through {@code gene-id-client} (an optional dependency);
  *   <li>{@link io.geneid.shardingsphere.GeneModAutoTableShardingAlgorithm} — sharding algorithm type
  *       {@code GENE_MOD_AUTO} for {@code autoTables} (standard, complex and hint): routes a value by its gene, so a
  *       child and its parent share a table;

@@ -103,7 +103,7 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
     SegmentSettings d = DEFAULTS;
     long minStep = settings.longValue(MIN_STEP, 1, MAX_STEP_VALUE, d.minStep);
     return new SegmentSettings(
-        settings.intValue(SettingsReader.GENE_BITS, 0, GeneIdLayout.MAX_GENE_BITS, GeneIdLayout.defaults().geneBits()),
+        GeneIdLayout.geneBits(settings),
         minStep,
         settings.longValue(MAX_STEP, minStep, MAX_STEP_VALUE, Math.max(d.maxStep, minStep)),
         settings.duration(SEGMENT_DURATION, MIN_DURATION, MAX_DURATION, d.segmentDuration),
