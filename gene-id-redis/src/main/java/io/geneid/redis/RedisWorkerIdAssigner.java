@@ -154,7 +154,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     this.ttl = lease.ttl();
     this.acquireTimeout = lease.acquireTimeout();
     this.owner = lease.owner();
-    this.loop = new LeaseLoop(lease, () -> "Redis at " + this.description);
+    this.loop = new LeaseLoop(lease, () -> "Redis at " + store());
     String base = b.keyPrefix + ":lease:{" + space + "}:";
     this.metaKey = base + "meta";
     this.indexKey = base + "expiry";
