@@ -5,37 +5,31 @@ import io.etcd.jetcd.Client;
 import io.etcd.jetcd.ClientBuilder;
 import io.etcd.jetcd.KeyValue;
 import io.etcd.jetcd.kv.GetResponse;
-import io.etcd.jetcd.kv.TxnResponse;
 import io.etcd.jetcd.lease.LeaseKeepAliveResponse;
 import io.etcd.jetcd.op.Cmp;
 import io.etcd.jetcd.op.CmpTarget;
 import io.etcd.jetcd.op.Op;
 import io.etcd.jetcd.options.GetOption;
+import io.etcd.jetcd.options.DeleteOption;
 import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
 import io.geneid.core.GeneIdException;
+import io.geneid.core.lease.KeyValueLeases;
 import io.geneid.core.lease.LeaseAssignerBuilder;
+import io.geneid.core.lease.LeaseKeyValueStore;
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
-import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
-import io.geneid.core.lease.WorkerLeaseLostException;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
-import java.util.function.LongPredicate;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -49,14 +43,15 @@ import org.slf4j.LoggerFactory;
  *   <li>{@code ids/<id>}, a key without an etcd lease per worker id ever granted: its high-water mark, its state
  *       ({@code held} or {@code released}) and the last holder. Durable: it outlives every holder;
  *   <li>{@code claims/<id>}, a key <b>attached to an etcd lease</b> granted for this holder (TTL: the lease TTL rounded
- *       up to whole seconds): the random fencing token, the etcd lease id and the holder's name. etcd deletes it when
- *       the etcd lease expires.
+ *       up to whole seconds, one etcd lease per grant): the random fencing token and the holder's name. etcd deletes
+ *       it when the etcd lease expires.
  * </ul>
  * A grant is one transaction that compares the claim's create revision with 0 (absent) and the worker id's key with
  * the revision read (0 for a worker id without a key), then writes both: two acquirers can never both get one worker
- * id. The least recently used free worker id comes first, then the lowest one without a key. A renewal reads the
- * claim (same token), keeps its etcd lease alive once ({@code LeaseKeepAlive}), and raises the mark in a transaction
- * that compares the claim's value and the mark key's revision. The generator's renewals are the keep-alives: there is
+ * id. Which worker id, and with which previous mark, the core's lease protocol decides ({@link KeyValueLeases},
+ * {@code LeasePlanner}): the lowest one without a key first, then the least recently used free one. A renewal reads
+ * the claim (same token), keeps its etcd lease alive once ({@code LeaseKeepAlive}), and raises the mark in a
+ * transaction that compares the claim's and the mark key's revisions. The generator's renewals are the keep-alives: there is
  * no second timer that could keep an etcd lease alive for a holder whose keeper has stopped. When keep-alives fail
  * (etcd down, unreachable, or the etcd lease gone) for longer than the TTL, the generator's deadline (95 % of the TTL
  * after the last renewal it sent) has fenced it, and etcd, which counts the TTL from the last keep-alive it received,
@@ -84,21 +79,18 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "/gene-id";
-  private static final SecureRandom RANDOM = new SecureRandom();
-  private static final int RACES = 16;
 
   private final String space;
   private final long minWorkerId;
   private final long maxWorkerId;
   private final Duration ttl;
   private final long ttlSeconds;
-  private final Duration acquireTimeout;
-  private final String owner;
   private final String base;
   private final String description;
   private final long timeoutMillis;
   private final Client client;
   private final boolean ownsClient;
+  private final KeyValueLeases leases;
 
   private EtcdWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
@@ -106,8 +98,6 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     this.maxWorkerId = lease.maxWorkerId();
     this.ttl = lease.ttl();
     this.ttlSeconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
-    this.acquireTimeout = lease.acquireTimeout();
-    this.owner = lease.owner();
     this.base = b.keyPrefix + "/leases/" + space + "/";
     this.timeoutMillis = b.timeout != null ? b.timeout.toMillis() : Math.max(100, Math.min(ttl.toMillis() / 3, 5_000));
     if (b.client != null) {
@@ -132,6 +122,8 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       this.client = cb.build();
       this.ownsClient = true;
     }
+    this.leases = new KeyValueLeases(new Keys(), lease, Duration.ofSeconds(ttlSeconds), description,
+        EtcdWorkerIdAssigner.class.getName());
     try {
       // the first call also opens the channel: it may take longer than later ones
       call("reaching the store", client.getKVClient().get(bytes(base)), Math.max(timeoutMillis, 5_000));
@@ -166,95 +158,143 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     return base;
   }
 
-  // ------------------------------------------------------------------------------------------ acquire
-
-  private record IdRecord(long id, long mark, String state, long modRevision) {}
-
-  private record Claim(long token, String holder, long lease, ByteSequence value) {}
-
-  private record Option(long workerId, long previousMark, long lastUsed, @Nullable IdRecord record) {}
+  // ------------------------------------------------------------------------------------------ leases
 
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
-    long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
-    long slack = Math.max(0, borrowSlack.toMillis());
-    long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    long etcdLease = 0; // granted once per acquisition, kept across lost races, revoked if unused
-    try {
-    for (int races = 0; ; ) {
-      long now = System.currentTimeMillis();
-      Map<Long, IdRecord> records = new HashMap<>();
-      for (KeyValue kv : prefix("ids/")) {
-        long id = idOf(kv, "ids/");
-        if (id >= range[0] && id <= range[1]) {
-          Map<String, String> f = fields(kv.getValue());
-          records.put(id, new IdRecord(id, num(f.get("mark")), f.getOrDefault("state", "unknown"),
-              kv.getModRevision()));
-        }
-      }
-      Map<Long, Claim> claims = new HashMap<>();
-      for (KeyValue kv : prefix("claims/")) {
-        long id = idOf(kv, "claims/");
-        if (id >= range[0] && id <= range[1]) {
-          claims.put(id, claim(kv));
-        }
-      }
-      List<Option> options = new ArrayList<>();
-      for (IdRecord r : records.values()) {
-        if (!claims.containsKey(r.id())) {
-          // a released id carries its holder's exact mark; one whose etcd lease expired, at least now + slack
-          long previous = "released".equals(r.state()) ? r.mark() : Math.max(r.mark(), now + slack);
-          options.add(new Option(r.id(), previous, r.modRevision(), r));
-        }
-      }
-      options.sort(Comparator.comparingLong(Option::lastUsed).thenComparingLong(Option::workerId));
-      // then the lowest worker id without a key: never granted, or its key lost (nobody's mark is known)
-      long fresh = range[0];
-      while (records.containsKey(fresh) || claims.containsKey(fresh)) {
-        fresh++;
-      }
-      if (fresh <= range[1]) {
-        options.add(new Option(fresh, 0, Long.MAX_VALUE, null));
-      }
-      boolean raced = false;
-      if (!options.isEmpty() && etcdLease == 0) {
-        etcdLease = call("granting an etcd lease", client.getLeaseClient().grant(ttlSeconds)).getID();
-      }
-      for (Option o : options) {
-        WorkerLease lease = o.record() == null
-            ? grantFresh(o, range[1], id -> records.containsKey(id) || claims.containsKey(id), now, etcdLease)
-            : grant(o, now, etcdLease);
-        if (lease != null) {
-          etcdLease = 0;
-          LOG.debug("acquired worker id {} of space '{}' at {}; previous holder's mark {}", lease.workerId(), space,
-              description, lease.previousHighWaterMark());
-          return lease;
-        }
-        raced = true;
-      }
-      if (raced && ++races < RACES) {
-        continue;
-      }
-      long remaining = deadline - System.nanoTime();
-      if (remaining <= 0) {
-        List<String> shown = new ArrayList<>();
-        for (Map.Entry<Long, Claim> c : new java.util.TreeMap<>(claims).entrySet()) {
-          shown.add(c.getKey() + " by " + c.getValue().holder() + " until " + expiry(c.getValue().lease()));
-        }
-        throw new WorkerIdExhaustedException(space, range[0], range[1], shown, " in " + description
-            + " after waiting " + acquireTimeout.toMillis() + " ms");
-      }
-      races = 0;
-      if (etcdLease != 0) { // do not keep an etcd lease alive only by waiting: a new one for the next try
-        revokeQuietly(etcdLease);
-        etcdLease = 0;
-      }
-      WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
+    return leases.acquire(layoutMaxWorkerId, borrowSlack);
+  }
+
+  @Override
+  public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
+    return leases.renew(lease, highWaterMark);
+  }
+
+  @Override
+  public void release(WorkerLease lease, Instant highWaterMark) {
+    leases.release(lease, highWaterMark);
+  }
+
+  /**
+   * The pool's keys as the lease protocol's key-value store: {@code ids/<id>} are the records, {@code claims/<id>}
+   * the claims, each on an etcd lease of its own that etcd deletes when it is not kept alive; versions are mod
+   * revisions, and a grant, renewal or release is one etcd transaction. etcd has no clock of its own: times are this
+   * process's.
+   */
+  private final class Keys implements LeaseKeyValueStore {
+
+    @Override
+    public long now() {
+      return System.currentTimeMillis();
     }
-    } finally {
-      if (etcdLease != 0) {
-        revokeQuietly(etcdLease);
+
+    @Override
+    public List<Entry> list(Kind kind) {
+      String prefix = base + dir(kind);
+      List<Entry> entries = new ArrayList<>();
+      for (KeyValue kv : call("listing " + prefix, client.getKVClient().get(bytes(prefix),
+          GetOption.builder().isPrefix(true).build())).getKvs()) {
+        String key = kv.getKey().toString(StandardCharsets.UTF_8);
+        try {
+          entries.add(entry(Long.parseLong(key.substring(prefix.length())), kv));
+        } catch (NumberFormatException | IndexOutOfBoundsException e) {
+          // not a worker id's key
+        }
       }
+      return entries;
+    }
+
+    @Override
+    public @Nullable Entry get(Kind kind, long id) {
+      String key = where(kind, id);
+      GetResponse r = call("reading " + key, client.getKVClient().get(bytes(key)));
+      return r.getKvs().isEmpty() ? null : entry(id, r.getKvs().get(0));
+    }
+
+    @Override
+    public long commit(List<Write> writes) {
+      List<Cmp> conditions = new ArrayList<>();
+      List<Op> ops = new ArrayList<>();
+      long etcdLease = 0;
+      for (Write w : writes) {
+        ByteSequence key = bytes(where(w.kind(), w.id()));
+        if (w instanceof Create c) {
+          conditions.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.createRevision(0)));
+          PutOption put = PutOption.DEFAULT;
+          if (c.kind() == Kind.CLAIM) {
+            etcdLease = call("granting an etcd lease", client.getLeaseClient().grant(ttlSeconds)).getID();
+            put = PutOption.builder().withLeaseId(etcdLease).build();
+          }
+          ops.add(Op.put(key, bytes(c.value()), put));
+        } else if (w instanceof Put p) {
+          conditions.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(p.version())));
+          ops.add(Op.put(key, bytes(p.value()), PutOption.DEFAULT));
+        } else if (w instanceof Touch t) {
+          conditions.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(t.version())));
+        } else if (w instanceof Delete d) {
+          conditions.add(new Cmp(key, Cmp.Op.EQUAL, CmpTarget.modRevision(d.version())));
+          ops.add(Op.delete(key, DeleteOption.DEFAULT));
+        }
+      }
+      boolean done = false;
+      try {
+        done = call("writing worker id " + writes.get(0).id(), client.getKVClient().txn()
+            .If(conditions.toArray(Cmp[]::new)).Then(ops.toArray(Op[]::new)).commit()).isSucceeded();
+      } finally {
+        if (!done && etcdLease != 0) {
+          revokeQuietly(etcdLease);
+        }
+      }
+      return done ? 0 : -1;
+    }
+
+    /** Never: etcd deletes a claim whose etcd lease expired. */
+    @Override
+    public long expiresAt(Entry claim) {
+      return Long.MAX_VALUE;
+    }
+
+    @Override
+    public String describeExpiry(Entry claim) {
+      return expiry(claim.session());
+    }
+
+    @Override
+    public long keepAlive(Entry claim) {
+      long sent = System.currentTimeMillis();
+      LeaseKeepAliveResponse r;
+      try {
+        r = call("keeping the etcd lease of worker id " + claim.id() + " alive",
+            client.getLeaseClient().keepAliveOnce(claim.session()));
+      } catch (GeneIdException e) {
+        if (String.valueOf(e.getMessage()).contains("lease not found")) {
+          throw new Gone("its etcd lease " + Long.toHexString(claim.session()) + " expired");
+        }
+        throw e;
+      }
+      if (r.getTTL() <= 0) {
+        throw new Gone("its etcd lease " + Long.toHexString(claim.session()) + " expired");
+      }
+      return sent + r.getTTL() * 1000;
+    }
+
+    @Override
+    public void released(Entry claim) {
+      revokeQuietly(claim.session());
+    }
+
+    @Override
+    public String where(Kind kind, long id) {
+      return base + dir(kind) + id;
+    }
+
+    private String dir(Kind kind) {
+      return kind == Kind.RECORD ? "ids/" : "claims/";
+    }
+
+    private Entry entry(long id, KeyValue kv) {
+      return new Entry(id, kv.getValue().toString(StandardCharsets.UTF_8), kv.getModRevision(), kv.getModRevision(),
+          kv.getLease());
     }
   }
 
@@ -267,173 +307,6 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     } catch (GeneIdException e) {
       return "unknown";
     }
-  }
-
-  /**
-   * Grants a worker id without a key, starting with {@code o}: when another acquirer took it first, the next one up
-   * that was free when read is tried at once, without reading the whole pool again. Null if none is left.
-   */
-  private @Nullable WorkerLease grantFresh(Option o, long max, LongPredicate taken, long now, long etcdLease) {
-    int tries = 0;
-    for (long id = o.workerId(); id <= max && tries < RACES * 4; id++) {
-      if (!taken.test(id)) {
-        tries++;
-        WorkerLease lease = grant(new Option(id, o.previousMark(), o.lastUsed(), null), now, etcdLease);
-        if (lease != null) {
-          return lease;
-        }
-      }
-    }
-    return null;
-  }
-
-  /**
-   * Grants {@code o} in one transaction: its claim (absent before) on {@code etcdLease} and its worker id's key
-   * (absent, or unchanged since read). Null if another acquirer changed either first.
-   */
-  private @Nullable WorkerLease grant(Option o, long now, long etcdLease) {
-    long token = newToken();
-    String id = Long.toString(o.workerId());
-    ByteSequence claimKey = bytes(base + "claims/" + id);
-    ByteSequence idKey = bytes(base + "ids/" + id);
-    TxnResponse r = call("granting worker id " + id, client.getKVClient().txn()
-        .If(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0)),
-            o.record() == null ? new Cmp(idKey, Cmp.Op.EQUAL, CmpTarget.createRevision(0))
-                : new Cmp(idKey, Cmp.Op.EQUAL, CmpTarget.modRevision(o.record().modRevision())))
-        .Then(Op.put(claimKey, claimValue(token, etcdLease, owner), PutOption.builder().withLeaseId(etcdLease).build()),
-            Op.put(idKey, record(o.previousMark(), "held", owner), PutOption.DEFAULT))
-        .commit());
-    return r.isSucceeded() ? new WorkerLease(space, o.workerId(), token, owner, Instant.ofEpochMilli(o.previousMark()),
-        Instant.ofEpochMilli(o.previousMark()), Instant.ofEpochMilli(now + ttlSeconds * 1000)) : null;
-  }
-
-  // ------------------------------------------------------------------------------------------ renew, release
-
-  @Override
-  public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
-    String id = Long.toString(lease.workerId());
-    for (int races = 0; ; races++) {
-      long sent = System.currentTimeMillis();
-      Claim claim = ownClaim(lease);
-      long left = keepAlive(lease, claim.lease());
-      KeyValue kv = one(base + "ids/" + id);
-      if (kv == null) {
-        throw lost(lease, "its key " + base + "ids/" + id + " is gone (deleted, or the store lost data)");
-      }
-      Map<String, String> f = fields(kv.getValue());
-      long mark = Math.max(num(f.get("mark")), highWaterMark.toEpochMilli());
-      ByteSequence claimKey = bytes(base + "claims/" + id);
-      TxnResponse r = call("renewing worker id " + id, client.getKVClient().txn()
-          .If(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.value(claim.value())),
-              new Cmp(bytes(base + "ids/" + id), Cmp.Op.EQUAL, CmpTarget.modRevision(kv.getModRevision())))
-          .Then(Op.put(bytes(base + "ids/" + id), record(mark, "held", lease.owner()), PutOption.DEFAULT))
-          .commit());
-      if (r.isSucceeded()) {
-        return lease.renewed(Instant.ofEpochMilli(mark), Instant.ofEpochMilli(sent + left * 1000));
-      }
-      if (races >= RACES) {
-        throw new GeneIdException("renewing worker id " + id + " of space '" + space + "' at " + description
-            + " kept losing races");
-      }
-    }
-  }
-
-  /** Keeps the etcd lease of a claim alive once; its TTL left in seconds. */
-  private long keepAlive(WorkerLease lease, long etcdLease) {
-    LeaseKeepAliveResponse r;
-    try {
-      r = call("keeping the etcd lease of worker id " + lease.workerId() + " alive",
-          client.getLeaseClient().keepAliveOnce(etcdLease));
-    } catch (GeneIdException e) {
-      if (String.valueOf(e.getMessage()).contains("lease not found")) {
-        throw lost(lease, "its etcd lease " + Long.toHexString(etcdLease) + " expired");
-      }
-      throw e;
-    }
-    if (r.getTTL() <= 0) {
-      throw lost(lease, "its etcd lease " + Long.toHexString(etcdLease) + " expired");
-    }
-    return r.getTTL();
-  }
-
-  @Override
-  public void release(WorkerLease lease, Instant highWaterMark) {
-    String id = Long.toString(lease.workerId());
-    Claim claim;
-    try {
-      claim = ownClaim(lease);
-    } catch (WorkerLeaseLostException e) {
-      LOG.warn("worker id {} of space '{}' at {} was not released: {}", lease.workerId(), space, description,
-          e.getMessage());
-      return;
-    }
-    ByteSequence claimKey = bytes(base + "claims/" + id);
-    TxnResponse r = call("releasing worker id " + id, client.getKVClient().txn()
-        .If(new Cmp(claimKey, Cmp.Op.EQUAL, CmpTarget.value(claim.value())))
-        .Then(Op.delete(claimKey, io.etcd.jetcd.options.DeleteOption.DEFAULT),
-            Op.put(bytes(base + "ids/" + id), record(highWaterMark.toEpochMilli(), "released", lease.owner()),
-                PutOption.DEFAULT))
-        .commit());
-    if (r.isSucceeded()) {
-      revokeQuietly(claim.lease());
-      LOG.debug("released worker id {} of space '{}' at {} with high-water mark {}", lease.workerId(), space,
-          description, highWaterMark);
-    } else {
-      LOG.warn("worker id {} of space '{}' at {} was not released: it is no longer leased under token {}",
-          lease.workerId(), space, description, lease.token());
-    }
-  }
-
-  private Claim ownClaim(WorkerLease lease) {
-    KeyValue kv = one(base + "claims/" + lease.workerId());
-    if (kv == null) {
-      throw lost(lease, "the store has no claim for it (released, or its etcd lease expired)");
-    }
-    Claim c = claim(kv);
-    if (c.token() != lease.token()) {
-      throw lost(lease, "it was taken over (token " + c.token() + ")");
-    }
-    return c;
-  }
-
-  private WorkerLeaseLostException lost(WorkerLease lease, String why) {
-    return new WorkerLeaseLostException(space, lease.workerId(), "worker id " + lease.workerId() + " of space '"
-        + space + "' is no longer leased under token " + lease.token() + " in " + description + ": " + why, null);
-  }
-
-  // ------------------------------------------------------------------------------------------ store access
-
-  private @Nullable KeyValue one(String key) {
-    GetResponse r = call("reading " + key, client.getKVClient().get(bytes(key)));
-    return r.getKvs().isEmpty() ? null : r.getKvs().get(0);
-  }
-
-  private List<KeyValue> prefix(String sub) {
-    return call("listing " + base + sub, client.getKVClient().get(bytes(base + sub),
-        GetOption.builder().isPrefix(true).build())).getKvs();
-  }
-
-  private long idOf(KeyValue kv, String sub) {
-    String key = kv.getKey().toString(StandardCharsets.UTF_8);
-    try {
-      return Long.parseLong(key.substring((base + sub).length()));
-    } catch (NumberFormatException | IndexOutOfBoundsException e) {
-      return -1;
-    }
-  }
-
-  private static Claim claim(KeyValue kv) {
-    Map<String, String> f = fields(kv.getValue());
-    return new Claim(num(f.get("token")), f.getOrDefault("owner", ""), kv.getLease(), kv.getValue());
-  }
-
-  /** A worker id's key: its high-water mark, {@code held} or {@code released}, and its last holder. */
-  private static ByteSequence record(long mark, String state, String holder) {
-    return bytes("mark=" + mark + ";state=" + state + ";owner=" + holder);
-  }
-
-  private static ByteSequence claimValue(long token, long etcdLease, String owner) {
-    return bytes("token=" + token + ";lease=" + Long.toHexString(etcdLease) + ";owner=" + owner);
   }
 
   private void revokeQuietly(long etcdLease) {
@@ -467,45 +340,8 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  private static Map<String, String> fields(ByteSequence value) {
-    Map<String, String> f = new LinkedHashMap<>();
-    String text = value.toString(StandardCharsets.UTF_8);
-    int ownerAt = text.indexOf("owner=");
-    String head = ownerAt < 0 ? text : text.substring(0, ownerAt);
-    for (String part : head.split(";")) {
-      int eq = part.indexOf('=');
-      if (eq > 0) {
-        f.put(part.substring(0, eq), part.substring(eq + 1));
-      }
-    }
-    if (ownerAt >= 0) {
-      f.put("owner", text.substring(ownerAt + "owner=".length())); // the holder name may hold any character
-    }
-    return f;
-  }
-
-  private static long num(@Nullable String text) {
-    if (text == null || text.isEmpty()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(text);
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
   private static ByteSequence bytes(String text) {
     return ByteSequence.from(text, StandardCharsets.UTF_8);
-  }
-
-  /** A random non-zero fencing token: never repeats across the store's history, whatever the store forgets. */
-  static long newToken() {
-    long token;
-    do {
-      token = RANDOM.nextLong();
-    } while (token == 0);
-    return token;
   }
 
   @Override

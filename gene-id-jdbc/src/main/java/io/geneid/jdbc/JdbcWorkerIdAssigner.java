@@ -3,12 +3,12 @@ package io.geneid.jdbc;
 import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.LeaseAssignerBuilder;
+import io.geneid.core.lease.LeaseLoop;
+import io.geneid.core.lease.LeasePlanner;
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
-import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
-import java.security.SecureRandom;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -18,7 +18,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.LinkedHashMap;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -51,8 +51,11 @@ import org.slf4j.LoggerFactory;
  * ({@code UPDATE ... WHERE version = ?}); renewals require it unchanged. {@code expires_at} and
  * {@code high_water_mark} are milliseconds since 1970; expiries come from the database's clock, in UTC whatever the
  * session time zone (MariaDB/MySQL {@code UTC_TIMESTAMP(6)}, elsewhere the epoch of {@code CURRENT_TIMESTAMP(3)}),
- * never the client's. A worker id without a row is free: it is granted by inserting its row (the lowest such id
- * first), before any expired or released row is taken over (the least recently used first). Tables of earlier
+ * never the client's. Which worker id, and with which previous mark, the core's lease protocol decides
+ * ({@code LeasePlanner}, {@code LeaseLoop}): a worker id without a row is free and granted by inserting its row (the
+ * lowest such id first), before any expired or released row is taken over by compare-and-set on {@code version}
+ * (the least recently used first, its mark raised to the database's now + the borrowing bound unless it was
+ * released with its exact mark). Tables of earlier
  * versions keep working unchanged: their pool rows ({@code worker_id = -1}) and tombstones are no longer read or
  * written.
  *
@@ -99,8 +102,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   /** Longest {@link Builder#statementTimeout(Duration)} the default takes (TTL / 3, within [1 s, 5 s]). */
   public static final Duration MAX_DEFAULT_STATEMENT_TIMEOUT = Duration.ofSeconds(5);
 
-  private static final SecureRandom TOKENS = new SecureRandom();
-
   private final ConnectionSource connections;
   private final boolean pooled;
   private final String table;
@@ -109,7 +110,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   private final long minWorkerId;
   private final long maxWorkerId;
   private final Duration ttl;
-  private final Duration acquireTimeout;
+  private final LeaseLoop loop;
   private final Duration statementTimeout;
   private final String owner;
   private volatile String description;
@@ -133,7 +134,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     this.minWorkerId = lease.minWorkerId();
     this.maxWorkerId = lease.maxWorkerId();
     this.ttl = lease.ttl();
-    this.acquireTimeout = lease.acquireTimeout();
+    this.loop = new LeaseLoop(lease, () -> description);
     this.statementTimeout = b.statementTimeout != null ? b.statementTimeout : defaultStatementTimeout(ttl);
     this.owner = lease.owner();
     this.description = description;
@@ -172,14 +173,6 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
     return JdbcSession.checkTable("jdbc-table", table);
   }
 
-  /** A random non-zero fencing token. */
-  static long newToken() {
-    long t;
-    do {
-      t = TOKENS.nextLong();
-    } while (t == 0);
-    return t;
-  }
 
   @Override
   public String space() {
@@ -212,91 +205,71 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
-    Objects.requireNonNull(borrowSlack, "borrowSlack");
-    long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
-    long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    for (;;) {
-      List<String> holders = new ArrayList<>();
-      WorkerLease lease = sql("acquire", s -> tryAcquire(s, range[0], range[1], holders));
-      if (lease != null) {
-        LOG.debug("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
-            description, lease.expiresAt());
-        return lease;
-      }
-      long remaining = deadline - System.nanoTime();
-      if (remaining <= 0) {
-        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, " in " + description
-            + " after waiting " + acquireTimeout.toMillis() + " ms");
-      }
-      WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
-    }
+    WorkerLease lease = loop.acquire(layoutMaxWorkerId, borrowSlack,
+        (lo, hi, slack) -> sql("acquire", s -> attempt(s, lo, hi, slack)));
+    LOG.debug("leased worker id {} of space '{}' from {} until {} (database time)", lease.workerId(), space,
+        description, lease.expiresAt());
+    return lease;
   }
 
-  private @Nullable WorkerLease tryAcquire(JdbcSession s, long lo, long hi, List<String> holders)
-      throws SQLException {
+  /**
+   * One try: the pool's rows read into the lease protocol's slots (a row is both record and claim; a released row,
+   * {@code holder = ''}, has no claim), and the planner's candidates granted by compare-and-set on {@code version}
+   * (an update of a row unchanged since it was read) or, for a worker id without a row, by inserting it.
+   */
+  private LeaseLoop.Attempt attempt(JdbcSession s, long lo, long hi, long slack) throws SQLException {
     String now = now(s);
     long dbNow = queryLong(s, "SELECT " + now);
-    // rows of the pool, least recently used first (rows of other ranges and the pool row of earlier versions,
-    // worker_id = -1, are outside [lo, hi])
-    Map<Long, Row> rows = new LinkedHashMap<>();
-    try (PreparedStatement ps = s.prepare("SELECT worker_id, holder, version, expires_at FROM " + table
-        + " WHERE space_name = ? AND worker_id BETWEEN ? AND ? ORDER BY expires_at, worker_id")) {
+    // rows of other ranges and the pool row of earlier versions (worker_id = -1) are outside [lo, hi]
+    List<LeasePlanner.Slot> slots = new ArrayList<>();
+    Map<Long, Long> tokens = new HashMap<>();
+    try (PreparedStatement ps = s.prepare("SELECT worker_id, holder, version, expires_at, high_water_mark FROM "
+        + table + " WHERE space_name = ? AND worker_id BETWEEN ? AND ?")) {
       ps.setString(1, space);
       ps.setLong(2, lo);
       ps.setLong(3, hi);
       try (ResultSet rs = ps.executeQuery()) {
         while (rs.next()) {
-          rows.put(rs.getLong(1), new Row(rs.getString(2), rs.getLong(3), rs.getLong(4)));
+          long id = rs.getLong(1);
+          String holder = rs.getString(2);
+          long expiresAt = rs.getLong(4);
+          tokens.put(id, rs.getLong(3));
+          slots.add(new LeasePlanner.Slot(id, new LeasePlanner.Mark(rs.getLong(5), holder.isEmpty(), expiresAt),
+              holder.isEmpty() ? null : new LeasePlanner.Claim(holder, expiresAt)));
         }
       }
     }
-    // 1. worker ids without a row, lowest first: never used, or their row was lost (the lease protocol's wait for a
-    // store that does not vouch for its history covers a holder the table forgot)
-    long candidate = lo;
-    while (candidate <= hi) {
-      while (candidate <= hi && rows.containsKey(candidate)) {
-        candidate++;
-      }
-      if (candidate > hi) {
-        break;
-      }
-      long token = newToken();
-      if (firstGrant(s, now, candidate, token)) {
-        return readBack(s, candidate, token);
-      }
-      candidate++; // another process inserted it first
-    }
-    // 2. expired or released rows, least recently used first: compare-and-set on version and expiry
-    for (Map.Entry<Long, Row> e : rows.entrySet()) {
-      Row row = e.getValue();
-      if (row.expiresAt() >= dbNow) {
-        continue;
-      }
-      long token = newToken();
-      try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET holder = ?, version = ?, expires_at = " + now
-          + " + ? WHERE space_name = ? AND worker_id = ? AND version = ? AND expires_at < " + now)) {
-        ps.setString(1, owner);
-        ps.setLong(2, token);
-        ps.setLong(3, ttl.toMillis());
-        ps.setString(4, space);
-        ps.setLong(5, e.getKey());
-        ps.setLong(6, row.token());
-        if (ps.executeUpdate() == 1) {
-          return readBack(s, e.getKey(), token);
-        }
+    LeasePlanner.Plan plan = LeasePlanner.plan(lo, hi, dbNow, slack, slots);
+    for (LeasePlanner.Candidate c : plan.candidates()) {
+      long token = LeaseLoop.newToken();
+      if (c.fresh() ? firstGrant(s, now, c.workerId(), token)
+          : takeOver(s, now, c.workerId(), tokens.get(c.workerId()), token, c.previousMark())) {
+        return LeaseLoop.Attempt.granted(readBack(s, c.workerId(), token));
       }
     }
-    for (Map.Entry<Long, Row> e : rows.entrySet()) {
-      if (e.getValue().expiresAt() >= dbNow) {
-        holders.add(e.getKey() + " by " + e.getValue().holder() + " until "
-            + Instant.ofEpochMilli(e.getValue().expiresAt()));
-      }
+    List<String> holders = new ArrayList<>();
+    for (LeasePlanner.Slot h : plan.holders()) {
+      LeasePlanner.Claim claim = Objects.requireNonNull(h.claim());
+      holders.add(h.workerId() + " by " + claim.owner() + " until " + Instant.ofEpochMilli(claim.expiresAt()));
     }
-    holders.sort(null);
-    return null;
+    return LeaseLoop.Attempt.busy(() -> holders, !plan.candidates().isEmpty());
   }
 
-  private record Row(String holder, long token, long expiresAt) {}
+  /** Grants a released or expired row: false if it changed since it was read (another process took it first). */
+  private boolean takeOver(JdbcSession s, String now, long id, long readToken, long token, long previousMark)
+      throws SQLException {
+    try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET holder = ?, version = ?, expires_at = " + now
+        + " + ?, high_water_mark = ? WHERE space_name = ? AND worker_id = ? AND version = ?")) {
+      ps.setString(1, owner);
+      ps.setLong(2, token);
+      ps.setLong(3, ttl.toMillis());
+      ps.setLong(4, previousMark);
+      ps.setString(5, space);
+      ps.setLong(6, id);
+      ps.setLong(7, readToken);
+      return ps.executeUpdate() == 1;
+    }
+  }
 
   /** The first grant of a worker id: false if another process inserted its row first. */
   private boolean firstGrant(JdbcSession s, String now, long id, long token) throws SQLException {
@@ -378,7 +351,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
       String now = now(s);
       try (PreparedStatement ps = s.prepare("UPDATE " + table + " SET holder = '', version = ?, "
           + "expires_at = " + now + ", high_water_mark = ? WHERE space_name = ? AND worker_id = ? AND version = ?")) {
-        ps.setLong(1, newToken());
+        ps.setLong(1, LeaseLoop.newToken());
         ps.setLong(2, highWaterMark.toEpochMilli());
         ps.setString(3, space);
         ps.setLong(4, lease.workerId());

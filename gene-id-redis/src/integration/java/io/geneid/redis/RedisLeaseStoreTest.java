@@ -73,7 +73,7 @@ class RedisLeaseStoreTest {
       } finally {
         System.setErr(stderr);
       }
-      long usableAt = born + 1_000 + borrow.toMillis() + RedisWorkerIdAssigner.UNKNOWN_HISTORY_MARGIN.toMillis();
+      long usableAt = born + 1_000 + borrow.toMillis() + io.geneid.core.lease.WorkerIdAssigner.HISTORY_MARGIN.toMillis();
       // the first start says once, at INFO, what it waits for and until when
       assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
           .containsOnlyOnce("INFO io.geneid.redis.RedisWorkerIdAssigner - worker ids of space '" + space + "' at "

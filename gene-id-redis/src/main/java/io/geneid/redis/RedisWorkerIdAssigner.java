@@ -2,9 +2,9 @@ package io.geneid.redis;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.LeaseAssignerBuilder;
+import io.geneid.core.lease.LeaseLoop;
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
-import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
 import io.lettuce.core.RedisException;
@@ -27,7 +27,6 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.TimeUnit;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -58,7 +57,8 @@ import org.slf4j.LoggerFactory;
  * 2^28 worker ids costs the server what a pool of 4 does.
  *
  * <h2>Fault model: what each store fault does, and why ids stay unique</h2>
- * Write {@code wait} for one TTL + the caller's borrowing bound ({@code maxBorrowMillis}) + a 2 s clock-skew margin:
+ * Write {@code wait} for one TTL + the caller's borrowing bound ({@code maxBorrowMillis}) + the 2 s clock-skew margin
+ * ({@link WorkerIdAssigner#HISTORY_MARGIN}):
  * a holder that no longer has its lease in the store notices at its next renewal and stops issuing by the end of
  * its TTL, having issued at most its borrowing bound ahead of its clock.
  * <ul>
@@ -126,12 +126,6 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "gene-id";
-  /**
-   * The margin for clock skew between holders and Redis added to the wait for worker ids of unknown history
-   * (beyond one TTL and the caller's borrowing bound).
-   */
-  static final Duration UNKNOWN_HISTORY_MARGIN = Duration.ofSeconds(2);
-
   static final Script ACQUIRE = Script.load("lease-acquire.lua");
   private static final Script RENEW = Script.load("lease-renew.lua");
   private static final Script RELEASE = Script.load("lease-release.lua");
@@ -143,6 +137,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
   private final Duration ttl;
   private final Duration acquireTimeout;
   private final String owner;
+  private final LeaseLoop loop;
   private final String metaKey;
   private final String indexKey;
   private final String recordPrefix;
@@ -159,6 +154,7 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     this.ttl = lease.ttl();
     this.acquireTimeout = lease.acquireTimeout();
     this.owner = lease.owner();
+    this.loop = new LeaseLoop(lease, () -> "Redis at " + store());
     String base = b.keyPrefix + ":lease:{" + space + "}:";
     this.metaKey = base + "meta";
     this.indexKey = base + "expiry";
@@ -227,57 +223,50 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
-    long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
-    long slack = Math.max(0, borrowSlack.toMillis());
-    long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    boolean told = false;
-    for (;;) {
-      long token = newToken();
-      long sent = System.nanoTime();
-      RedisClusterCommands<String, String> server = link.serverOf(metaKey);
-      List<Object> reply = run(server, ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
-          Long.toString(ttl.toMillis()), Long.toString(range[0]), Long.toString(range[1]), Long.toString(slack),
-          Long.toString(UNKNOWN_HISTORY_MARGIN.toMillis()), Long.toString(token), newGeneration());
-      if ("ok".equals(reply.get(0))) {
-        // used only once the replicas have the grant: a master about to be replaced cannot hand out a lease
-        awaitReplicas(server, reply, 6, "granted worker id " + reply.get(1));
-        vouches = vouches(String.valueOf(reply.get(6)), reply.size() > 8 ? String.valueOf(reply.get(8)) : null);
-        WorkerLease lease = new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
-            instant(reply, 3), instant(reply, 4));
-        LOG.debug("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
-            lease.workerId(), space, description, lease.expiresAt(), lease.previousHighWaterMark());
-        return lease;
-      }
-      // busy: now, unknown-history ids free at (0: none), generation born, then (id, owner, free at) triples
-      long now = num(reply, 1);
-      long unknownFree = num(reply, 2);
-      long born = num(reply, 3);
-      if (unknownFree > 0 && !acquireTimeout.isZero()) {
-        // never let the default timeout fail the first start of a new pool (or the first after a restart)
-        deadline = Math.max(deadline, sent + TimeUnit.MILLISECONDS.toNanos(unknownFree - now + 50));
-        if (!told) {
-          told = true;
-          LOG.info("worker ids of space '{}' at {} have no known history since {} (a new pool, or the store "
-              + "restarted, failed over or lost keys): they become usable at {}, one TTL ({}) + {} ms borrowing "
-              + "+ {} ms clock margin later, when any earlier holder must have stopped; waiting", space, description,
-              Instant.ofEpochMilli(born), Instant.ofEpochMilli(unknownFree), ttl, slack,
-              UNKNOWN_HISTORY_MARGIN.toMillis());
-        }
-      }
-      long remaining = deadline - System.nanoTime();
-      if (remaining <= 0) {
-        List<String> holders = new ArrayList<>();
-        for (int i = 4; i + 2 < reply.size(); i += 3) {
-          holders.add(reply.get(i) + " by " + reply.get(i + 1) + " until " + instant(reply, i + 2));
-        }
-        String detail = unknownFree == 0 ? "" : " (worker ids without a known history since "
-            + Instant.ofEpochMilli(born) + ", when the pool was new or the store restarted, failed over or lost keys,"
-            + " become usable at " + Instant.ofEpochMilli(unknownFree) + ")";
-        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, detail + " in Redis at "
-            + description + " after waiting " + acquireTimeout.toMillis() + " ms");
-      }
-      WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
+    boolean[] told = {false};
+    WorkerLease lease = loop.acquire(layoutMaxWorkerId, borrowSlack, (lo, hi, slack) -> attempt(lo, hi, slack, told));
+    LOG.debug("acquired worker id {} of space '{}' at {} until {} (store time); previous holder's mark {}",
+        lease.workerId(), space, description, lease.expiresAt(), lease.previousHighWaterMark());
+    return lease;
+  }
+
+  /**
+   * One run of {@code lease-acquire.lua}, the atomic step: the script reads the pool, decides with the server's
+   * clock and history (generation, unknown-history waits) and grants in one go, so it never loses a race.
+   */
+  private LeaseLoop.Attempt attempt(long lo, long hi, long slack, boolean[] told) {
+    long token = LeaseLoop.newToken();
+    RedisClusterCommands<String, String> server = link.serverOf(metaKey);
+    List<Object> reply = run(server, ACQUIRE, new String[] {metaKey, indexKey}, recordPrefix, owner,
+        Long.toString(ttl.toMillis()), Long.toString(lo), Long.toString(hi), Long.toString(slack),
+        Long.toString(WorkerIdAssigner.HISTORY_MARGIN.toMillis()), Long.toString(token), newGeneration());
+    if ("ok".equals(reply.get(0))) {
+      // used only once the replicas have the grant: a master about to be replaced cannot hand out a lease
+      awaitReplicas(server, reply, 6, "granted worker id " + reply.get(1));
+      vouches = vouches(String.valueOf(reply.get(6)), reply.size() > 8 ? String.valueOf(reply.get(8)) : null);
+      return LeaseLoop.Attempt.granted(new WorkerLease(space, num(reply, 1), num(reply, 2), owner, instant(reply, 3),
+          instant(reply, 3), instant(reply, 4)));
     }
+    // busy: now, unknown-history ids free at (0: none), generation born, then (id, owner, free at) triples
+    long now = num(reply, 1);
+    long unknownFree = num(reply, 2);
+    long born = num(reply, 3);
+    if (unknownFree > 0 && !acquireTimeout.isZero() && !told[0]) {
+      told[0] = true;
+      LOG.info("worker ids of space '{}' at {} have no known history since {} (a new pool, or the store "
+          + "restarted, failed over or lost keys): they become usable at {}, one TTL ({}) + {} ms borrowing "
+          + "+ {} ms clock margin later, when any earlier holder must have stopped; waiting", space, description,
+          Instant.ofEpochMilli(born), Instant.ofEpochMilli(unknownFree), ttl, slack,
+          WorkerIdAssigner.HISTORY_MARGIN.toMillis());
+    }
+    List<String> holders = new ArrayList<>();
+    for (int i = 4; i + 2 < reply.size(); i += 3) {
+      holders.add(reply.get(i) + " by " + reply.get(i + 1) + " until " + instant(reply, i + 2));
+    }
+    String detail = unknownFree == 0 ? "" : " (worker ids without a known history since "
+        + Instant.ofEpochMilli(born) + ", when the pool was new or the store restarted, failed over or lost keys,"
+        + " become usable at " + Instant.ofEpochMilli(unknownFree) + ")";
+    return new LeaseLoop.Attempt(null, false, () -> holders, detail, unknownFree == 0 ? 0 : unknownFree - now);
   }
 
   /**
@@ -357,14 +346,6 @@ public final class RedisWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  /** A random non-zero fencing token: never repeats across the store's history, whatever the store forgets. */
-  static long newToken() {
-    long token;
-    do {
-      token = RANDOM.nextLong();
-    } while (token == 0);
-    return token;
-  }
 
   private static String newGeneration() {
     return String.format("%016x", RANDOM.nextLong());

@@ -1,22 +1,17 @@
 package io.geneid.zookeeper;
 
 import io.geneid.core.GeneIdException;
+import io.geneid.core.lease.KeyValueLeases;
 import io.geneid.core.lease.LeaseAssignerBuilder;
+import io.geneid.core.lease.LeaseKeyValueStore;
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
-import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
-import io.geneid.core.lease.WorkerLeaseLostException;
 import java.nio.charset.StandardCharsets;
-import java.security.SecureRandom;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Comparator;
-import java.util.HashMap;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.TimeUnit;
@@ -51,8 +46,9 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * A grant is one ZooKeeper transaction (multi) that creates the claim and rewrites the worker id's node under its
  * version, or creates it for a worker id without one (for an expired claim, also deletes it under its version): two
- * acquirers can never both get one worker id, whoever wins the race. The least recently used free worker id comes
- * first, then the lowest one without a node. A renewal checks that the claim
+ * acquirers can never both get one worker id, whoever wins the race. Which worker id, and with which previous mark,
+ * the core's lease protocol decides ({@link KeyValueLeases}, {@code LeasePlanner}): the lowest one without a node
+ * first, then the least recently used free one. A renewal checks that the claim
  * holds this lease's token <i>and belongs to this client's current session</i>, then rewrites the claim and raises
  * the mark in one transaction under both versions.
  *
@@ -90,16 +86,11 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
 
   /** Default base path. */
   public static final String DEFAULT_BASE_PATH = "/gene-id";
-  private static final SecureRandom RANDOM = new SecureRandom();
-  /** How often one call retries after losing a race (a version changed under it). */
-  private static final int RACES = 16;
 
   private final String space;
   private final long minWorkerId;
   private final long maxWorkerId;
   private final Duration ttl;
-  private final Duration acquireTimeout;
-  private final String owner;
   private final String poolPath;
   private final String description;
   private final CuratorFramework client;
@@ -107,14 +98,13 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
   private final ConnectionStateListener stateListener = this::stateChanged;
   private final List<Consumer<String>> doubtListeners = new CopyOnWriteArrayList<>();
   private volatile ConnectionState connection = ConnectionState.CONNECTED;
+  private final KeyValueLeases leases;
 
   private ZookeeperWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     this.space = lease.space();
     this.minWorkerId = lease.minWorkerId();
     this.maxWorkerId = lease.maxWorkerId();
     this.ttl = lease.ttl();
-    this.acquireTimeout = lease.acquireTimeout();
-    this.owner = lease.owner();
     this.poolPath = b.basePath + "/leases/" + space;
     if (b.client != null) {
       this.client = b.client;
@@ -158,6 +148,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
             + Math.max(connectionTimeout.toMillis(), 1_000) + " ms");
       }
     }
+    this.leases = new KeyValueLeases(new Nodes(), lease, ttl, description, ZookeeperWorkerIdAssigner.class.getName());
     client.getConnectionStateListenable().addListener(stateListener);
     if (!client.getZookeeperClient().isConnected()) {
       connection = ConnectionState.SUSPENDED;
@@ -217,238 +208,125 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  // ------------------------------------------------------------------------------------------ acquire
-
-  /** A worker id's persistent node, parsed. */
-  private record IdRecord(long id, long mark, String state, String holder, Stat stat) {
-    static IdRecord parse(long id, byte[] data, Stat stat) {
-      Map<String, String> f = fields(data);
-      return new IdRecord(id, num(f.get("mark")), f.getOrDefault("state", "unknown"), f.getOrDefault("owner", ""),
-          stat);
-    }
-  }
-
-  /** A claim node, parsed. */
-  private record Claim(long token, String holder, Stat stat) {
-    static Claim parse(byte[] data, Stat stat) {
-      Map<String, String> f = fields(data);
-      return new Claim(num(f.get("token")), f.getOrDefault("owner", ""), stat);
-    }
-  }
-
-  /** One way to grant a worker id, found by an acquisition attempt. */
-  private record Option(long workerId, long previousMark, long lastUsed, @Nullable IdRecord record,
-      @Nullable Claim expiredClaim) {}
+  // ------------------------------------------------------------------------------------------ leases
 
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
-    long[] range = WorkerIdAssigners.poolRange(space, minWorkerId, maxWorkerId, layoutMaxWorkerId);
-    long slack = Math.max(0, borrowSlack.toMillis());
-    long deadline = System.nanoTime() + acquireTimeout.toNanos();
-    for (int races = 0; ; ) {
-      checkSession();
-      long now = serverTime();
-      createParents();
-      Map<Long, IdRecord> records = new HashMap<>();
-      for (String child : children(poolPath + "/ids")) {
-        long id = idOf(child);
-        if (id >= range[0] && id <= range[1]) {
-          IdRecord r = readRecord(id);
-          if (r != null) {
-            records.put(id, r);
-          }
-        }
-      }
-      Map<Long, Claim> claims = new HashMap<>();
-      for (String child : children(poolPath + "/claims")) {
-        long id = idOf(child);
-        if (id >= range[0] && id <= range[1]) {
-          Claim c = readClaim(id);
-          if (c != null) {
-            claims.put(id, c);
-          }
-        }
-      }
-      List<Option> options = new ArrayList<>();
-      List<String> holders = new ArrayList<>();
-      for (Map.Entry<Long, Claim> e : claims.entrySet()) {
-        if (!records.containsKey(e.getKey())) { // held, its node lost: its holder writes it again at renewal
-          holders.add(e.getKey() + " by " + e.getValue().holder() + " until "
-              + Instant.ofEpochMilli(e.getValue().stat().getMtime() + ttl.toMillis()));
-        }
-      }
-      for (IdRecord r : records.values()) {
-        long id = r.id();
-        Claim c = claims.get(id);
-        long prevFloor = Math.max(r.mark(), now + slack);
-        if (c != null) {
-          long expiry = c.stat().getMtime() + ttl.toMillis();
-          if (now < expiry) {
-            holders.add(id + " by " + c.holder() + " until " + Instant.ofEpochMilli(expiry));
-          } else {
-            options.add(new Option(id, prevFloor, expiry, r, c));
-          }
-          continue;
-        }
-        // a released id carries its holder's exact mark; one whose holder vanished, at least now + slack
-        long previous = "released".equals(r.state()) ? r.mark() : prevFloor;
-        options.add(new Option(id, previous, r.stat().getMtime(), r, null));
-      }
-      // the least recently used known id first, then the lowest worker id without a node: never granted, or its node
-      // lost (nobody's mark is known)
-      options.sort(Comparator.comparingLong(Option::lastUsed).thenComparingLong(Option::workerId));
-      long fresh = range[0];
-      while (records.containsKey(fresh) || claims.containsKey(fresh)) {
-        fresh++;
-      }
-      if (fresh <= range[1]) {
-        options.add(new Option(fresh, 0, Long.MAX_VALUE, null, null));
-      }
-      boolean raced = false;
-      for (Option o : options) {
-        WorkerLease lease = grant(o, now);
-        if (lease != null) {
-          LOG.debug("acquired worker id {} of space '{}' at {}; previous holder's mark {}", lease.workerId(), space,
-              description, lease.previousHighWaterMark());
-          return lease;
-        }
-        raced = true;
-      }
-      if (raced && ++races < RACES) {
-        continue; // another acquirer won a race: look again at once
-      }
-      long remaining = deadline - System.nanoTime();
-      if (remaining <= 0) {
-        holders.sort(Comparator.comparingLong(h -> Long.parseLong(h.substring(0, h.indexOf(' ')))));
-        throw new WorkerIdExhaustedException(space, range[0], range[1], holders, " in " + description
-            + " after waiting " + acquireTimeout.toMillis() + " ms");
-      }
-      races = 0;
-      WorkerIdAssigners.pauseBeforeRetry(space, ttl, remaining);
-    }
+    return leases.acquire(layoutMaxWorkerId, borrowSlack);
   }
-
-  /** Grants {@code o} in one transaction; null if another acquirer changed something first. */
-  private @Nullable WorkerLease grant(Option o, long now) {
-    long token = newToken();
-    String id = Long.toString(o.workerId());
-    byte[] recordData = record(o.previousMark(), "held", owner);
-    List<CuratorOp> ops = new ArrayList<>();
-    try {
-      if (o.record() == null) {
-        ops.add(client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(poolPath + "/ids/" + id,
-            recordData));
-      } else {
-        ops.add(client.transactionOp().setData().withVersion(o.record().stat().getVersion())
-            .forPath(poolPath + "/ids/" + id, recordData));
-      }
-      if (o.expiredClaim() != null) {
-        ops.add(client.transactionOp().delete().withVersion(o.expiredClaim().stat().getVersion())
-            .forPath(poolPath + "/claims/" + id));
-      }
-      ops.add(client.transactionOp().create().withMode(CreateMode.EPHEMERAL).forPath(poolPath + "/claims/" + id,
-          bytes("token=" + token + ";owner=" + owner)));
-      client.transaction().forOperations(ops);
-    } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException
-        | KeeperException.NoNodeException e) {
-      return null;
-    } catch (Exception e) {
-      throw failure("granting worker id " + id, e);
-    }
-    return new WorkerLease(space, o.workerId(), token, owner, Instant.ofEpochMilli(o.previousMark()),
-        Instant.ofEpochMilli(o.previousMark()), Instant.ofEpochMilli(now + ttl.toMillis()));
-  }
-
-  // ------------------------------------------------------------------------------------------ renew, release
 
   @Override
   public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
-    String id = Long.toString(lease.workerId());
-    for (int races = 0; ; races++) {
-      checkSession();
-      Claim claim = ownClaim(lease);
-      IdRecord r = readRecord(lease.workerId());
-      if (r == null) {
-        throw lost(lease, "its node " + poolPath + "/ids/" + id + " is gone (deleted, or the store lost data)");
-      }
-      long mark = Math.max(r.mark(), highWaterMark.toEpochMilli());
-      try {
-        List<CuratorTransactionResult> results = client.transaction().forOperations(List.of(
-            client.transactionOp().setData().withVersion(claim.stat().getVersion())
-                .forPath(poolPath + "/claims/" + id, bytes("token=" + lease.token() + ";owner=" + lease.owner())),
-            client.transactionOp().setData().withVersion(r.stat().getVersion()).forPath(poolPath + "/ids/" + id,
-                record(mark, "held", lease.owner()))));
-        long renewedAt = results.get(0).getResultStat().getMtime();
-        return lease.renewed(Instant.ofEpochMilli(mark), Instant.ofEpochMilli(renewedAt + ttl.toMillis()));
-      } catch (KeeperException.BadVersionException | KeeperException.NoNodeException e) {
-        if (races >= RACES) {
-          throw failure("renewing worker id " + id + " (it kept changing)", e);
-        }
-        // re-read: the claim may have been taken over, or only the mark node was written meanwhile
-      } catch (Exception e) {
-        throw failure("renewing worker id " + id, e);
-      }
-    }
+    return leases.renew(lease, highWaterMark);
   }
 
   @Override
   public void release(WorkerLease lease, Instant highWaterMark) {
-    String id = Long.toString(lease.workerId());
-    for (int races = 0; races < RACES; races++) {
-      Claim claim;
-      try {
-        claim = ownClaim(lease);
-      } catch (WorkerLeaseLostException e) {
-        LOG.warn("worker id {} of space '{}' at {} was not released: {}", lease.workerId(), space, description,
-            e.getMessage());
-        return;
+    leases.release(lease, highWaterMark);
+  }
+
+  /**
+   * The pool's nodes as the lease protocol's key-value store: {@code ids/<id>} are the records, {@code claims/<id>}
+   * the ephemeral claims, expiring one TTL after their last write ({@code mtime}) and owned by this client's current
+   * session; a grant, renewal or release is one ZooKeeper transaction (multi).
+   */
+  private final class Nodes implements LeaseKeyValueStore {
+
+    @Override
+    public void check() {
+      checkSession();
+    }
+
+    @Override
+    public long now() {
+      long now = serverTime();
+      createParents();
+      return now;
+    }
+
+    @Override
+    public List<Entry> list(Kind kind) {
+      List<Entry> entries = new ArrayList<>();
+      for (String child : children(dir(kind))) {
+        long id = idOf(child);
+        Entry e = id < 0 ? null : get(kind, id);
+        if (e != null) {
+          entries.add(e);
+        }
       }
-      IdRecord r = readRecord(lease.workerId());
-      byte[] released = record(highWaterMark.toEpochMilli(), "released", lease.owner());
+      return entries;
+    }
+
+    @Override
+    public @Nullable Entry get(Kind kind, long id) {
       try {
-        CuratorOp mark = r == null
-            ? client.transactionOp().create().withMode(CreateMode.PERSISTENT).forPath(poolPath + "/ids/" + id,
-                released)
-            : client.transactionOp().setData().withVersion(r.stat().getVersion()).forPath(poolPath + "/ids/" + id,
-                released);
-        client.transaction().forOperations(List.of(
-            client.transactionOp().delete().withVersion(claim.stat().getVersion()).forPath(poolPath + "/claims/" + id),
-            mark));
-        LOG.debug("released worker id {} of space '{}' at {} with high-water mark {}", lease.workerId(), space,
-            description, highWaterMark);
-        return;
-      } catch (KeeperException.BadVersionException | KeeperException.NoNodeException
-          | KeeperException.NodeExistsException e) {
-        // changed meanwhile: look again
+        Stat stat = new Stat();
+        byte[] data = client.getData().storingStatIn(stat).forPath(where(kind, id));
+        return new Entry(id, new String(data, StandardCharsets.UTF_8), stat.getVersion(), stat.getMtime(),
+            stat.getEphemeralOwner());
+      } catch (KeeperException.NoNodeException e) {
+        return null;
       } catch (Exception e) {
-        throw failure("releasing worker id " + id, e);
+        throw failure("reading " + where(kind, id), e);
       }
     }
-    throw new GeneIdException("releasing worker id " + id + " of space '" + space + "' at " + description
-        + " kept losing races; it expires by itself");
-  }
 
-  /** The claim of {@code lease}, checked: same token, this client's current session. */
-  private Claim ownClaim(WorkerLease lease) {
-    Claim c = readClaim(lease.workerId());
-    if (c == null) {
-      throw lost(lease, "the store has no claim for it (released, taken over after expiry, or its ZooKeeper "
-          + "session ended)");
+    @Override
+    public long commit(List<Write> writes) {
+      List<CuratorOp> ops = new ArrayList<>();
+      try {
+        for (Write w : writes) {
+          String path = where(w.kind(), w.id());
+          if (w instanceof Create c) {
+            ops.add(client.transactionOp().create()
+                .withMode(c.kind() == Kind.CLAIM ? CreateMode.EPHEMERAL : CreateMode.PERSISTENT)
+                .forPath(path, bytes(c.value())));
+          } else if (w instanceof Put p) {
+            ops.add(client.transactionOp().setData().withVersion(Math.toIntExact(p.version()))
+                .forPath(path, bytes(p.value())));
+          } else if (w instanceof Touch t) {
+            ops.add(client.transactionOp().setData().withVersion(Math.toIntExact(t.version()))
+                .forPath(path, bytes(t.value())));
+          } else if (w instanceof Delete d) {
+            ops.add(client.transactionOp().delete().withVersion(Math.toIntExact(d.version())).forPath(path));
+          }
+        }
+        long at = 0;
+        for (CuratorTransactionResult r : client.transaction().forOperations(ops)) {
+          if (r.getResultStat() != null && at == 0) {
+            at = r.getResultStat().getMtime();
+          }
+        }
+        return at;
+      } catch (KeeperException.NodeExistsException | KeeperException.BadVersionException
+          | KeeperException.NoNodeException e) {
+        return -1;
+      } catch (Exception e) {
+        throw failure("writing worker id " + writes.get(0).id(), e);
+      }
     }
-    if (c.token() != lease.token()) {
-      throw lost(lease, "it was taken over (token " + c.token() + ")");
-    }
-    long session = sessionId();
-    if (c.stat().getEphemeralOwner() != session) {
-      throw lost(lease, "its claim belongs to ZooKeeper session 0x" + Long.toHexString(c.stat().getEphemeralOwner())
-          + ", which ended (this client's session is now 0x" + Long.toHexString(session) + ")");
-    }
-    return c;
-  }
 
-  private WorkerLeaseLostException lost(WorkerLease lease, String why) {
-    return new WorkerLeaseLostException(space, lease.workerId(), "worker id " + lease.workerId() + " of space '"
-        + space + "' is no longer leased under token " + lease.token() + " in " + description + ": " + why, null);
+    @Override
+    public long expiresAt(Entry claim) {
+      return claim.lastWritten() + ttl.toMillis();
+    }
+
+    @Override
+    public @Nullable String foreign(Entry claim) {
+      long session = sessionId();
+      return claim.session() == session ? null : "its claim belongs to ZooKeeper session 0x"
+          + Long.toHexString(claim.session()) + ", which ended (this client's session is now 0x"
+          + Long.toHexString(session) + ")";
+    }
+
+    @Override
+    public String where(Kind kind, long id) {
+      return dir(kind) + "/" + id;
+    }
+
+    private String dir(Kind kind) {
+      return poolPath + (kind == Kind.RECORD ? "/ids" : "/claims");
+    }
   }
 
   // ------------------------------------------------------------------------------------------ store access
@@ -515,30 +393,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  private @Nullable IdRecord readRecord(long id) {
-    try {
-      Stat stat = new Stat();
-      byte[] data = client.getData().storingStatIn(stat).forPath(poolPath + "/ids/" + id);
-      return IdRecord.parse(id, data, stat);
-    } catch (KeeperException.NoNodeException e) {
-      return null;
-    } catch (Exception e) {
-      throw failure("reading worker id " + id, e);
-    }
-  }
-
-  private @Nullable Claim readClaim(long id) {
-    try {
-      Stat stat = new Stat();
-      byte[] data = client.getData().storingStatIn(stat).forPath(poolPath + "/claims/" + id);
-      return Claim.parse(data, stat);
-    } catch (KeeperException.NoNodeException e) {
-      return null;
-    } catch (Exception e) {
-      throw failure("reading the claim of worker id " + id, e);
-    }
-  }
-
   private List<String> children(String path) {
     try {
       return client.getChildren().forPath(path);
@@ -565,50 +419,8 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     }
   }
 
-  private static Map<String, String> fields(byte[] data) {
-    Map<String, String> f = new LinkedHashMap<>();
-    String text = new String(data, StandardCharsets.UTF_8);
-    int ownerAt = text.indexOf("owner=");
-    String head = ownerAt < 0 ? text : text.substring(0, ownerAt);
-    for (String part : head.split(";")) {
-      int eq = part.indexOf('=');
-      if (eq > 0) {
-        f.put(part.substring(0, eq), part.substring(eq + 1));
-      }
-    }
-    if (ownerAt >= 0) {
-      f.put("owner", text.substring(ownerAt + "owner=".length())); // the holder name may hold any character
-    }
-    return f;
-  }
-
-  private static long num(@Nullable String text) {
-    if (text == null || text.isEmpty()) {
-      return 0;
-    }
-    try {
-      return Long.parseLong(text);
-    } catch (NumberFormatException e) {
-      return 0;
-    }
-  }
-
-  /** A worker id's node: its high-water mark, {@code held} or {@code released}, and its last holder. */
-  private static byte[] record(long mark, String state, String holder) {
-    return bytes("mark=" + mark + ";state=" + state + ";owner=" + holder);
-  }
-
   private static byte[] bytes(String text) {
     return text.getBytes(StandardCharsets.UTF_8);
-  }
-
-  /** A random non-zero fencing token: never repeats across the store's history, whatever the store forgets. */
-  static long newToken() {
-    long token;
-    do {
-      token = RANDOM.nextLong();
-    } while (token == 0);
-    return token;
   }
 
   /** A connect string for messages: any {@code user:password@} part of a host is dropped. */

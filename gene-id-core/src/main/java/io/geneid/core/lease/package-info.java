@@ -5,7 +5,9 @@
  * may have lost it ({@link io.geneid.core.snowflake.LeasedGeneGenerator}), the static assigner for fixed ids and
  * StatefulSet ordinals ({@link io.geneid.core.lease.StaticWorkerIdAssigner}), and the factory from properties
  * ({@link io.geneid.core.lease.WorkerIdAssigners}). The Redis and JDBC stores live in {@code gene-id-redis} and
- * {@code gene-id-jdbc}.
+ * {@code gene-id-jdbc}. The lease protocol the stores share: {@link io.geneid.core.lease.LeaseLoop} (the acquire
+ * loop), {@link io.geneid.core.lease.LeasePlanner} (its decisions, pure) and {@link io.geneid.core.lease.KeyValueLeases}
+ * over a {@link io.geneid.core.lease.LeaseKeyValueStore} (ZooKeeper, etcd).
  *
  * <p>Every type here is non-null unless marked {@code @Nullable}.
  */
