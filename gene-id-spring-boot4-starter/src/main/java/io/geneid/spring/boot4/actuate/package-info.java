@@ -1,4 +1,4 @@
-/** The Spring Boot 4 health indicator; everything else of this starter is shared with the Boot 3 starter. */
+/** The Spring Boot 4 health indicator; the rest (endpoint, metrics, properties) is gene-id-spring-boot-autoconfigure. */
 @NullMarked
 package io.geneid.spring.boot4.actuate;
 
