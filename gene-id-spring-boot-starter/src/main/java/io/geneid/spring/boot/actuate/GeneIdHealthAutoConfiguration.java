@@ -3,6 +3,7 @@ package io.geneid.spring.boot.actuate;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
 import java.util.Map;
+import org.jspecify.annotations.NullMarked;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -22,6 +23,8 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("geneid")
 @ConditionalOnBean(GeneIdGenerator.class)
 @EnableConfigurationProperties(GeneIdHealthProperties.class)
+// the package-info of this package is in gene-id-spring-boot-autoconfigure: one package over two jars
+@NullMarked
 public class GeneIdHealthAutoConfiguration {
 
   /**

@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import io.geneid.spring.boot.GeneIdProperties;
 import java.util.List;
+import org.jspecify.annotations.NullMarked;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -23,6 +24,8 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(beforeName = "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration")
 @ConditionalOnClass(ObjectMapper.class)
 @ConditionalOnProperty(prefix = GeneIdProperties.PREFIX, name = "json.ids-as-strings", havingValue = "true")
+// the package-info of this package is in gene-id-spring-boot-autoconfigure: one package over two jars
+@NullMarked
 public class GeneIdJacksonAutoConfiguration {
 
   /** The module; Spring Boot registers every {@link Module} bean with its ObjectMapper. */

@@ -1,4 +1,7 @@
-/** The Spring Boot 4 health indicator; everything else of this starter is shared with the Boot 3 starter. */
+/**
+ * The Spring Boot 4 health indicator; the rest (endpoint, metrics, properties) comes from
+ * gene-id-spring-boot-autoconfigure, shared with the Boot 3 starter.
+ */
 @NullMarked
 package io.geneid.spring.boot4.actuate;
 

@@ -17,7 +17,7 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 
 /**
  * The parts Spring Boot 4 moved: the {@code geneid} health indicator on Boot 4's health API, beside the endpoint and
- * the auto-configuration list the Boot 3 starter's tests (which run in this module too) do not reach.
+ * the auto-configuration list the shared tests of gene-id-spring-boot-autoconfigure (which run here too) do not reach.
  */
 class Boot4ActuatorTest {
 
@@ -54,12 +54,19 @@ class Boot4ActuatorTest {
   }
 
   @Test
-  void theAutoConfigurationListNamesBoot4sHealthConfiguration() throws Exception {
-    try (var in = getClass().getResourceAsStream(
-        "/META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports")) {
-      String list = new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
-      assertThat(list).contains(GeneIdHealthAutoConfiguration.class.getName())
-          .doesNotContain("io.geneid.spring.boot.actuate.GeneIdHealthAutoConfiguration");
+  void theAutoConfigurationListsNameBoot4sHealthConfiguration() throws Exception {
+    // this starter's list and the shared one of gene-id-spring-boot-autoconfigure, as Spring Boot reads them
+    StringBuilder lists = new StringBuilder();
+    for (var url : java.util.Collections.list(getClass().getClassLoader().getResources(
+        "META-INF/spring/org.springframework.boot.autoconfigure.AutoConfiguration.imports"))) {
+      try (var in = url.openStream()) {
+        lists.append(new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8)).append('\n');
+      }
     }
+    assertThat(lists.toString()).contains(GeneIdHealthAutoConfiguration.class.getName(),
+            io.geneid.spring.boot4.json.GeneIdJacksonAutoConfiguration.class.getName(),
+            GeneIdAutoConfiguration.class.getName(), GeneIdActuatorAutoConfiguration.class.getName())
+        .doesNotContain("io.geneid.spring.boot.actuate.GeneIdHealthAutoConfiguration",
+            "io.geneid.spring.boot.json.GeneIdJacksonAutoConfiguration");
   }
 }

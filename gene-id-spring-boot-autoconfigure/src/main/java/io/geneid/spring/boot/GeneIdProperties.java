@@ -360,7 +360,7 @@ public record GeneIdProperties(
    * @throws InvalidGeneIdPropertyException naming the {@code gene-id.*} property, its value and its allowed range
    */
   public GeneIdLayout layout() {
-    return named(() -> settings(false).layout());
+    return named(() -> GeneIdLayout.from(settings(false)));
   }
 
   /**

@@ -1,6 +1,6 @@
 /**
- * Spring Boot 3 auto-configuration of gene-id: {@code gene-id.*} properties ({@link
- * io.geneid.spring.boot.GeneIdProperties}), the JVM-shared generator ({@link
+ * Spring Boot auto-configuration of gene-id, shared by the Boot 3 and Boot 4 starters: {@code gene-id.*} properties
+ * ({@link io.geneid.spring.boot.GeneIdProperties}), the JVM-shared generator ({@link
  * io.geneid.spring.boot.GeneIdAutoConfiguration}) and, with MyBatis-Plus, its {@code IdentifierGenerator}
  * ({@link io.geneid.spring.boot.GeneIdMybatisPlusAutoConfiguration}).
  *

@@ -39,9 +39,9 @@ import org.springframework.test.context.ActiveProfiles;
 import org.springframework.transaction.support.TransactionTemplate;
 
 /**
- * The whole stack: Spring Boot 3.5 + MyBatis-Plus 3.5.16 + this starter + ShardingSphere-JDBC 5.5.2 with
- * {@code GENE_MOD} over two H2 databases with two tables each. Orders are inserted with spread ids, their items with
- * ids carrying the order's gene through every MyBatis-Plus insert path; the physical tables are then read directly
+ * The whole stack: Spring Boot (3.5 or 4) + MyBatis-Plus (3.5.16 or 3.5.17) + the starter + ShardingSphere-JDBC 5.5.2
+ * with {@code GENE_MOD} over two H2 databases with two tables each. Orders are inserted with spread ids, their items
+ * with ids carrying the order's gene through every MyBatis-Plus insert path; the physical tables are then read directly
  * to check that every item sits in the same database and table as its order, and ShardingSphere's "Actual SQL" log
  * shows that a query by order id runs on one physical table.
  */
@@ -55,7 +55,7 @@ class ShardingSphereMybatisPlusTest {
 
   @Autowired OrderMapper orders;
   @Autowired OrderItemMapper items;
-  @Autowired OrderItemService itemService;
+  @Autowired OrderItems itemService;
   @Autowired SqlSessionFactory sqlSessionFactory;
   @Autowired TransactionTemplate transactions;
   @Autowired GeneSnowflakeGenerator generator;

@@ -32,8 +32,9 @@ import org.springframework.context.annotation.Configuration;
  *   <li><b>the {@code geneid} endpoint</b> (Spring Boot Actuator, endpoint exposed): {@link GeneIdEndpoint};
  * </ul>
  *
- * <p>The health indicator has an auto-configuration of its own, {@link GeneIdHealthAutoConfiguration}: Spring Boot 4
- * moved the health API, and this class is shared by the Boot 3 and Boot 4 starters.
+ * <p>The health indicator has an auto-configuration of its own in each starter ({@code GeneIdHealthAutoConfiguration}):
+ * Spring Boot 4 moved the health API, and this class (in gene-id-spring-boot-autoconfigure) is shared by the Boot 3
+ * and Boot 4 starters.
  */
 @AutoConfiguration(after = GeneIdAutoConfiguration.class, afterName = {
     "org.springframework.boot.actuate.autoconfigure.metrics.MetricsAutoConfiguration",
