@@ -1,5 +1,7 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.internal.StoreUrls;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
@@ -333,8 +335,8 @@ final class JdbcSession implements AutoCloseable {
    */
   static String checkTable(String what, String table) {
     if (!TABLE_NAME.matcher(table).matches()) {
-      throw new IllegalArgumentException(what + " must be a plain SQL name ([schema.]name of letters, digits and _,"
-          + " each part 1 to 63 characters, not starting with a digit) but was '" + table + "'");
+      throw new InvalidSettingException(what, "'" + table + "'", "a plain SQL name ([schema.]name of letters, digits"
+          + " and _, each part 1 to 63 characters, not starting with a digit)");
     }
     return table;
   }

@@ -1,5 +1,7 @@
 package io.geneid.redis;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.GeneIdException;
 import io.geneid.core.internal.StoreUrls;
 import io.lettuce.core.AbstractRedisClient;
@@ -472,9 +474,8 @@ final class RedisConnections {
     String lower = text.toLowerCase(Locale.ROOT);
     if ((lower.startsWith("redis-sentinel://") || lower.startsWith("rediss-sentinel://")) && !text.contains("#")
         && !lower.contains("sentinelmasterid=")) {
-      throw new IllegalArgumentException(name + " is a redis-sentinel URI without the master's name: add "
-          + "#<master name>, e.g. redis-sentinel://host1:26379,host2:26379/0#mymaster, but was '"
-          + StoreUrls.describe(text) + "'");
+      throw new InvalidSettingException(name, "'" + StoreUrls.describe(text) + "'", "a redis-sentinel URI with the"
+          + " master's name (#<master name>, e.g. redis-sentinel://host1:26379,host2:26379/0#mymaster)");
     }
     try {
       Target target = target(text);
@@ -484,19 +485,19 @@ final class RedisConnections {
         }
       }
       if (target.cluster() && target.first().getDatabase() != 0) {
-        throw new IllegalArgumentException(name + " names a Redis Cluster, which has only database 0, but asks for"
-            + " database " + target.first().getDatabase() + ": '" + StoreUrls.describe(text) + "'");
+        throw new InvalidSettingException(name, "'" + StoreUrls.describe(text) + "' (database "
+            + target.first().getDatabase() + ")", "database 0 for a Redis Cluster, which has only database 0");
       }
       return target;
     } catch (RuntimeException e) {
-      if (e.getMessage() != null && e.getMessage().startsWith(name + " ")) {
+      if (e instanceof InvalidSettingException) {
         throw e;
       }
       boolean ha = lower.startsWith("redis-sentinel") || lower.startsWith("rediss-sentinel") || lower.contains(",")
           || CLUSTER.matcher(text).matches();
-      throw new IllegalArgumentException(name + " must be a Redis URI such as redis://127.0.0.1:6379/0 or"
-          + " redis://:password@host:6379/0 but was '" + StoreUrls.describe(text) + "' (" + e.getClass().getSimpleName()
-          + "; a password with reserved characters must be percent-encoded" + (ha ? HA_FORMS : "") + ")");
+      throw new InvalidSettingException(name, "'" + StoreUrls.describe(text) + "' (" + e.getClass().getSimpleName()
+          + "; a password with reserved characters must be percent-encoded" + (ha ? HA_FORMS : "") + ")",
+          "a Redis URI such as redis://127.0.0.1:6379/0 or redis://:password@host:6379/0");
     }
   }
 
@@ -668,7 +669,7 @@ final class RedisConnections {
   static String checkKeyPrefix(String keyPrefix) {
     Objects.requireNonNull(keyPrefix, "keyPrefix");
     if (keyPrefix.isBlank() || keyPrefix.contains("{") || keyPrefix.contains("}")) {
-      throw new IllegalArgumentException("keyPrefix must be non-empty and free of { } but was '" + keyPrefix + "'");
+      throw new InvalidSettingException("keyPrefix", "'" + keyPrefix + "'", "non-empty and free of { }");
     }
     return keyPrefix;
   }

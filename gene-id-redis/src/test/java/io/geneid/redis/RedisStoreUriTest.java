@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.cluster.SlotHash;
@@ -56,11 +57,12 @@ class RedisStoreUriTest {
   void aBadSentinelOrClusterUriIsNamedByItsKeyWithoutThePassword() {
     assertThatThrownBy(() -> RedisConnections.parse("redis-uri", "redis-sentinel://:" + ENCODED + "@h1:26379/0"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("redis-uri is a redis-sentinel URI without the master's name: add #<master name>, e.g. "
-            + "redis-sentinel://host1:26379,host2:26379/0#mymaster, but was 'redis-sentinel://h1:26379/0'");
+        .isInstanceOf(InvalidSettingException.class)
+        .hasMessage("redis-uri must be a redis-sentinel URI with the master's name (#<master name>, e.g. "
+            + "redis-sentinel://host1:26379,host2:26379/0#mymaster) but was 'redis-sentinel://h1:26379/0'");
     assertThatThrownBy(() -> RedisConnections.parse("redis-uri", "redis-cluster://:" + ENCODED + "@h1:7000,h2:7001/2"))
-        .hasMessage("redis-uri names a Redis Cluster, which has only database 0, but asks for database 2: "
-            + "'redis-cluster://h1:7000,h2:7001/2'");
+        .hasMessage("redis-uri must be database 0 for a Redis Cluster, which has only database 0 but was "
+            + "'redis-cluster://h1:7000,h2:7001/2' (database 2)");
     assertThatThrownBy(() -> RedisConnections.parse("redis-uri", "redis-cluster://:" + ENCODED + "@h1:7000,,h2:7001"))
         .hasMessage("redis-uri must be a Redis URI such as redis://127.0.0.1:6379/0 or redis://:password@host:6379/0"
             + " but was 'redis-cluster://(an address that cannot be shown without its user info)'"
@@ -82,12 +84,12 @@ class RedisStoreUriTest {
     }
     assertThatThrownBy(() -> provider.check(SettingsReader.of(Map.of("worker-assigner", "redis", "redis-uri",
         "redis-sentinel://:" + ENCODED + "@h1:26379"))))
-        .hasMessageStartingWith("redis-uri is a redis-sentinel URI without the master's name")
+        .hasMessageStartingWith("redis-uri must be a redis-sentinel URI with the master's name")
         .satisfies(e -> assertThat(e.getMessage()).doesNotContain("s3cr3t").doesNotContain(ENCODED));
     // building from properties names the key too, before any connection is tried
     assertThatThrownBy(() -> WorkerIdAssigners.create(Map.of("worker-assigner", "redis", "redis-uri",
         "redis-cluster://:" + ENCODED + "@h1:7000/1")))
-        .hasMessageStartingWith("redis-uri names a Redis Cluster, which has only database 0");
+        .hasMessageStartingWith("redis-uri must be database 0 for a Redis Cluster");
   }
 
   @Test

@@ -135,7 +135,7 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
         .hasMessage("GENE_SNOWFLAKE property 'worker-id' must be a whole number in [0, 255] but was 'one'");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "gene-bits", 7))
         .hasMessage("GENE_SNOWFLAKE properties timestamp-bits + worker-bits + sequence-bits + gene-bits must be 63"
-            + " but was 64 (41 + 8 + 8 + 7); the defaults are 41, 8, 8, 6");
+            + " (the defaults are 41 + 8 + 8 + 6) but was 64 (41 + 8 + 8 + 7)");
     assertThat(algorithm("worker-id", 1, "epoch", "Wed Jan 01 00:00:00 UTC 2025").layout().epoch())
         .isEqualTo(Instant.parse("2025-01-01T00:00:00Z")); // ShardingSphere's text of an unquoted YAML timestamp
     assertThatThrownBy(() -> algorithm("worker-id", 1, "epoch", "1735689600"))

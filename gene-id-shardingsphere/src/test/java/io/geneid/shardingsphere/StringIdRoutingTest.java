@@ -73,8 +73,8 @@ class StringIdRoutingTest {
   void stringPropertiesAreChecked() {
     assertThatThrownBy(() -> GeneModShardingAlgorithmTest.algorithm("sharding-count", 4, "string-id-prefix", "ORD"))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("GENE_MOD property 'string-id-prefix' configures string ids, which are off: set GENE_MOD "
-            + "property 'string-ids' to true");
+        .hasMessage("GENE_MOD property 'string-id-prefix' must be unset while GENE_MOD property 'string-ids' is false"
+            + " (it configures string ids) but was set");
     assertThatThrownBy(() -> GeneModShardingAlgorithmTest.algorithm("sharding-count", 4, "string-ids", "true",
         "string-id-prefix", "OR D"))
         .hasMessage("GENE_MOD property 'string-id-prefix' must be made of A-Z a-z 0-9 _ - . : but was "

@@ -1,5 +1,7 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.internal.Checks;
 import io.geneid.core.GeneIdException;
 
@@ -133,7 +135,7 @@ public final class StaticWorkerIdAssigner implements WorkerIdAssigner {
   @Override
   public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
     if (workerId > layoutMaxWorkerId) {
-      throw new IllegalArgumentException("workerId must be in [0, " + layoutMaxWorkerId + "] but was " + workerId);
+      InvalidSettingException.requireRange("workerId", workerId, 0, layoutMaxWorkerId);
     }
     synchronized (lock) {
       if (fileLock != null) {

@@ -1,5 +1,7 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.settings.SettingsReader;
@@ -203,8 +205,7 @@ public final class WorkerIdAssigners {
 
   private static String checkSpace(String name, String space) {
     if (space == null || !SPACE_NAME.matcher(space).matches()) {
-      throw new IllegalArgumentException(name + " must be 1 to 64 characters of A-Z a-z 0-9 . _ - but was '" + space
-          + "'");
+      throw new InvalidSettingException(name, "'" + space + "'", "1 to 64 characters of A-Z a-z 0-9 . _ -");
     }
     return space;
   }

@@ -1,5 +1,7 @@
 package io.geneid.core.segment;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.internal.Batches;
 import io.geneid.core.internal.Checks;
 import io.geneid.core.internal.Scopes;
@@ -993,7 +995,7 @@ public final class GeneSegmentGenerator implements GeneIdGenerator, AutoCloseabl
      */
     public GeneSegmentGenerator build() {
       if (bizTag.isEmpty() || bizTag.length() > 128) {
-        throw new IllegalArgumentException("bizTag must have 1 to 128 characters but was '" + bizTag + "'");
+        throw new InvalidSettingException("bizTag", "'" + bizTag + "'", "1 to 128 characters");
       }
       SegmentSettings settings = new SegmentSettings(geneBits, minStep, maxStep, segmentDuration, prefetchRatio,
           fetchTimeout, prefetchRetry, threadBlock);

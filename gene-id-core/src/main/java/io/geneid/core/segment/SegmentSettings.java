@@ -1,5 +1,7 @@
 package io.geneid.core.segment;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.internal.Checks;
 import io.geneid.core.settings.SettingsReader;
@@ -72,8 +74,8 @@ public record SegmentSettings(int geneBits, long minStep, long maxStep, Duration
     Checks.range("geneBits", geneBits, 0, GeneIdLayout.MAX_GENE_BITS);
     Checks.range("minStep", minStep, 1, MAX_STEP_VALUE);
     if (maxStep < minStep || maxStep > MAX_STEP_VALUE) {
-      throw new IllegalArgumentException("maxStep must be in [minStep=" + minStep + ", " + MAX_STEP_VALUE
-          + "] but was " + maxStep);
+      throw new InvalidSettingException("maxStep", Long.toString(maxStep), "in [minStep=" + minStep + ", "
+          + MAX_STEP_VALUE + "]");
     }
     Checks.duration("segmentDuration", segmentDuration, MIN_DURATION, MAX_DURATION);
     if (!(prefetchRatio >= 0.0 && prefetchRatio <= MAX_PREFETCH_RATIO)) {

@@ -3,6 +3,7 @@ package io.geneid.core.settings;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;
+import java.util.function.Function;
 import java.util.function.UnaryOperator;
 import org.jspecify.annotations.Nullable;
 
@@ -21,7 +22,7 @@ public final class InvalidSettingException extends IllegalArgumentException {
   private static final long serialVersionUID = 1L;
 
   private final List<String> keys;
-  private final List<String> names;
+  private final String name;
   private final @Nullable String value;
   private final String rule;
 
@@ -33,30 +34,29 @@ public final class InvalidSettingException extends IllegalArgumentException {
    * @param rule what the value must be: {@code "in [0, 63]"}, {@code "a duration such as 30s"}
    */
   public InvalidSettingException(String key, @Nullable String value, String rule) {
-    this(List.of(key), List.of(key), value, rule, null);
+    this(List.of(key), key, value, rule, null);
   }
 
   /** {@link #InvalidSettingException(String, String, String)} with the exception that made the value bad. */
   public InvalidSettingException(String key, @Nullable String value, String rule, @Nullable Throwable cause) {
-    this(List.of(key), List.of(key), value, rule, cause);
+    this(List.of(key), key, value, rule, cause);
   }
 
   /** A bad combination of several keys' values ({@code value} describes them together). */
   public InvalidSettingException(List<String> keys, String value, String rule) {
-    this(List.copyOf(keys), List.copyOf(keys), value, rule, null);
+    this(List.copyOf(keys), String.join(" + ", keys), value, rule, null);
   }
 
-  private InvalidSettingException(List<String> keys, List<String> names, @Nullable String value, String rule,
+  private InvalidSettingException(List<String> keys, String name, @Nullable String value, String rule,
       @Nullable Throwable cause) {
-    super(message(names, value, rule), cause);
+    super(message(name, value, rule), cause);
     this.keys = keys;
-    this.names = names;
+    this.name = name;
     this.value = value;
     this.rule = Objects.requireNonNull(rule);
   }
 
-  private static String message(List<String> names, @Nullable String value, String rule) {
-    String name = String.join(" + ", names);
+  private static String message(String name, @Nullable String value, String rule) {
     return value == null ? name + " is required: " + rule : name + " must be " + rule + " but was " + value;
   }
 
@@ -92,7 +92,15 @@ public final class InvalidSettingException extends IllegalArgumentException {
    * cause and the stack trace stay.
    */
   public InvalidSettingException named(UnaryOperator<String> nameOf) {
-    InvalidSettingException named = new InvalidSettingException(keys, keys.stream().map(nameOf).toList(), value, rule,
+    return namedAll(all -> String.join(" + ", all.stream().map(nameOf).toList()));
+  }
+
+  /**
+   * This exception with its keys named together by {@code nameOfKeys} ({@code "GENE_SNOWFLAKE properties a + b"});
+   * the keys, the value, the rule, the cause and the stack trace stay.
+   */
+  public InvalidSettingException namedAll(Function<List<String>, String> nameOfKeys) {
+    InvalidSettingException named = new InvalidSettingException(keys, nameOfKeys.apply(keys), value, rule,
         getCause());
     named.setStackTrace(getStackTrace());
     return named;

@@ -1,5 +1,7 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import java.time.Duration;
 
 /**
@@ -23,7 +25,7 @@ public record ClockBackwardsPolicy(Duration maxWait) {
 
   public ClockBackwardsPolicy {
     if (maxWait.isNegative()) {
-      throw new IllegalArgumentException("maxWait must not be negative but was " + maxWait);
+      throw new InvalidSettingException("maxWait", maxWait.toString(), "zero or more");
     }
   }
 

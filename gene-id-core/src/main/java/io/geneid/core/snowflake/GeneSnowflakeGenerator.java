@@ -1,5 +1,7 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.GeneClock;
 
 import io.geneid.core.lease.WorkerIdAssigner;
@@ -705,7 +707,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     private void validate() {
       layout.checkUsableAt(Instant.ofEpochMilli(clock.currentTimeMillis()));
       if (workerId == -1) {
-        throw new IllegalArgumentException("workerId must be set: a value in [0, " + layout.maxWorkerId() + "]");
+        throw new InvalidSettingException("workerId", null, "a value in [0, " + layout.maxWorkerId() + "]");
       }
       Checks.range("workerId", workerId, 0, layout.maxWorkerId());
       Checks.range("maxBorrowMillis", maxBorrowMillis, 0, MAX_MAX_BORROW_MILLIS);

@@ -1,5 +1,7 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
@@ -159,8 +161,8 @@ public final class LeasedGeneGenerator implements GeneIdGenerator, AutoCloseable
     this.deadlineNanos = ttlNanos - ttlNanos / 20;
     Duration renew = b.renewInterval != null ? b.renewInterval : ttl.dividedBy(3);
     if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
-      throw new IllegalArgumentException("renewInterval must be in [10ms, " + ttl.toMillis()
-          + "ms) (below the lease TTL) but was " + renew.toMillis() + "ms");
+      throw new InvalidSettingException("renewInterval", renew.toMillis() + "ms", "in [10ms, " + ttl.toMillis()
+          + "ms) (below the lease TTL)");
     }
     this.renewIntervalNanos = renew.toNanos();
     this.retryIntervalNanos = Math.max(TimeUnit.MILLISECONDS.toNanos(10), renewIntervalNanos / 4);

@@ -5,6 +5,7 @@ import io.geneid.core.snowflake.SnowflakeSettings;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
@@ -17,9 +18,8 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import java.util.TreeMap;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.context.properties.ConfigurationProperties;
 import org.springframework.boot.context.properties.bind.DefaultValue;
@@ -345,7 +345,7 @@ public record GeneIdProperties(
       putIf(p, "etcd-username", etcd.username);
       putIf(p, "etcd-password", etcd.password);
     }
-    return SettingsReader.of(p).named(key -> PREFIX + "." + PROPERTY_OF.getOrDefault(key, key));
+    return SettingsReader.of(p).named(GeneIdProperties::propertyOf);
   }
 
   private static void putIf(Map<String, Object> p, String key, @Nullable Object value) {
@@ -485,45 +485,31 @@ public record GeneIdProperties(
     return Map.copyOf(m);
   }
 
-  /** A step whose IllegalArgumentException names core settings. */
+  /** A step whose InvalidSettingException names core settings. */
   interface Step<T> {
     T run();
   }
 
   /**
-   * Runs a step of the core, turning an IllegalArgumentException into one naming the {@code gene-id.*} properties:
-   * a reader's messages name them already; a builder's name its fields ({@code renewInterval}), rewritten here.
+   * Runs a step of the core, turning an {@link InvalidSettingException} (which carries the core's key: a setting
+   * such as {@code lease-ttl} or a builder's field such as {@code renewInterval}) into one naming the
+   * {@code gene-id.*} property that sets it.
    */
   static <T> T named(Step<T> step) {
+    return named(step, GeneIdProperties::propertyOf);
+  }
+
+  /** {@link #named(Step)} with {@code propertyOf} naming the property that sets each core key. */
+  static <T> T named(Step<T> step, UnaryOperator<String> propertyOf) {
     try {
       return step.run();
-    } catch (InvalidGeneIdPropertyException e) {
-      throw e;
-    } catch (IllegalArgumentException e) {
-      Map<String, String> names = new LinkedHashMap<>();
-      PROPERTY_OF.forEach((core, property) -> names.put(core, PREFIX + "." + property));
-      names.remove(WorkerIdAssigners.SPACE); // a plain word in free text; a message about it starts with it
-      String message = String.valueOf(e.getMessage());
-      throw new InvalidGeneIdPropertyException(renamed(message.startsWith("space ") ? PREFIX + ".lease." + message
-          : message, names), e);
+    } catch (InvalidSettingException e) {
+      throw new InvalidGeneIdPropertyException(e.named(propertyOf).getMessage(), e);
     }
   }
 
-  /**
-   * Replaces each whole word of {@code message} that is a key of {@code names} (a core setting such as
-   * {@code minStep} or {@code lease-ttl}) by its value (the property that sets it).
-   */
-  static String renamed(String message, Map<String, String> names) {
-    Pattern words = Pattern.compile("(?<![\\w.-])("
-        + String.join("|", names.keySet().stream().sorted(Comparator.comparing(String::length).reversed())
-            .map(Pattern::quote).toList())
-        + ")(?![\\w-])");
-    Matcher m = words.matcher(message);
-    StringBuilder out = new StringBuilder();
-    while (m.find()) {
-      m.appendReplacement(out, Matcher.quoteReplacement(names.get(m.group(1))));
-    }
-    m.appendTail(out);
-    return out.toString();
+  /** The {@code gene-id.*} property that sets a core key. */
+  static String propertyOf(String key) {
+    return PREFIX + "." + PROPERTY_OF.getOrDefault(key, key);
   }
 }

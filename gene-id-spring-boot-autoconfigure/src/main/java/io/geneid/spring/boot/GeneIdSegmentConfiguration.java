@@ -15,6 +15,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 import javax.sql.DataSource;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
@@ -33,6 +34,10 @@ class GeneIdSegmentConfiguration {
 
   private static final Logger LOG = LoggerFactory.getLogger(GeneIdSegmentConfiguration.class);
   private static final String SEGMENT = GeneIdProperties.PREFIX + ".segment";
+  private static final String SEGMENT_TABLE = GeneIdProperties.PREFIX + ".jdbc.segment-table";
+  /** The Redis segment store builder's fields and the properties under {@code gene-id.} that set them. */
+  private static final Map<String, String> REDIS_SEGMENT_NAMES = Map.of("redisUri", "redis.uri", "commandTimeout",
+      "redis.timeout", "keyPrefix", "redis.segment-key-prefix");
   private static final Duration DEFAULT_REDIS_TIMEOUT = Duration.ofSeconds(2);
 
   /**
@@ -71,8 +76,8 @@ class GeneIdSegmentConfiguration {
         } else {
           dataSource = GeneIdLeaseConfiguration.applicationDataSource(dataSources, loader, what);
         }
-        store = renamed(Map.of("table", GeneIdProperties.PREFIX + ".jdbc.segment-table"),
-            () -> JdbcSupport.segmentStore(jdbc, dataSource));
+        store = GeneIdProperties.named(() -> JdbcSupport.segmentStore(jdbc, dataSource),
+            key -> key.equals("table") ? SEGMENT_TABLE : GeneIdProperties.propertyOf(key));
       } else {
         GeneIdLeaseConfiguration.requireModule(what, "gene-id-redis", "io.geneid.redis.RedisSegmentStore", loader);
         GeneIdProperties.Redis redis = properties.redis();
@@ -82,10 +87,9 @@ class GeneIdSegmentConfiguration {
               + ".redis.uri, e.g. redis://127.0.0.1:6379/0");
         }
         Duration timeout = redis.timeout() != null ? redis.timeout() : DEFAULT_REDIS_TIMEOUT;
-        store = renamed(Map.of("redisUri", GeneIdProperties.PREFIX + ".redis.uri", "commandTimeout",
-            GeneIdProperties.PREFIX + ".redis.timeout", "keyPrefix", GeneIdProperties.PREFIX + ".redis.segment-key-prefix"),
-            () -> RedisSupport.segmentStore(uri, redis.segmentKeyPrefix(), timeout,
-                redis.segmentAllowWithoutPersistence()));
+        store = GeneIdProperties.named(() -> RedisSupport.segmentStore(uri, redis.segmentKeyPrefix(), timeout,
+                redis.segmentAllowWithoutPersistence()),
+            key -> GeneIdProperties.propertyOf(REDIS_SEGMENT_NAMES.getOrDefault(key, key)));
         owned.add((AutoCloseable) store); // RedisSegmentStore owns its client
       }
       for (String tag : tags) {
@@ -145,10 +149,9 @@ class GeneIdSegmentConfiguration {
     put(values, names, SegmentSettings.FETCH_TIMEOUT, segment.fetchTimeout(), null, tag);
     put(values, names, SegmentSettings.PREFETCH_RETRY, segment.prefetchRetry(), null, tag);
     put(values, names, SegmentSettings.THREAD_BLOCK, segment.threadBlock(), null, tag);
-    Map<String, String> tagName = Map.of("bizTag", SEGMENT + ".tags");
-    SegmentSettings settings = renamed(tagName, () -> SegmentSettings.read(SettingsReader.of(values)
-        .named(key -> names.getOrDefault(key, key))));
-    return renamed(tagName, () -> GeneSegmentGenerator.builder(store, tag).settings(settings).build());
+    UnaryOperator<String> nameOf = key -> key.equals("bizTag") ? SEGMENT + ".tags" : names.getOrDefault(key, key);
+    SegmentSettings settings = GeneIdProperties.named(() -> SegmentSettings.read(SettingsReader.of(values)), nameOf);
+    return GeneIdProperties.named(() -> GeneSegmentGenerator.builder(store, tag).settings(settings).build(), nameOf);
   }
 
   /** The tag's own value of {@code key} if it has one, else the common one, and the property that set it. */
@@ -156,15 +159,5 @@ class GeneIdSegmentConfiguration {
       @Nullable Object own, String tag) {
     values.put(key, own != null ? own : common);
     names.put(key, SEGMENT + (own != null ? ".per-tag." + tag + "." : ".") + key);
-  }
-
-  private static <T> T renamed(Map<String, String> names, GeneIdProperties.Step<T> step) {
-    try {
-      return step.run();
-    } catch (InvalidGeneIdPropertyException e) {
-      throw e;
-    } catch (IllegalArgumentException e) {
-      throw new InvalidGeneIdPropertyException(GeneIdProperties.renamed(String.valueOf(e.getMessage()), names), e);
-    }
   }
 }
