@@ -140,7 +140,7 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
         .isEqualTo(Instant.parse("2025-01-01T00:00:00Z")); // ShardingSphere's text of an unquoted YAML timestamp
     assertThatThrownBy(() -> algorithm("worker-id", 1, "epoch", "1735689600"))
         .hasMessage("GENE_SNOWFLAKE property 'epoch' must be Unix milliseconds from 2000-01-01T00:00:00Z on, an"
-            + " ISO-8601 instant or a date, but was 1735689600 (1970-01-21T02:08:09.600Z): that looks like seconds;"
+            + " ISO-8601 instant or a date but was 1735689600 (1970-01-21T02:08:09.600Z): that looks like seconds;"
             + " write 1735689600000 or 2025-01-01T00:00:00Z");
     assertThatThrownBy(() -> algorithm("worker-id", 1, "epoch", "yesterday"))
         .hasMessageStartingWith("GENE_SNOWFLAKE property 'epoch' must be an ISO-8601 instant such as"
