@@ -15,11 +15,10 @@ import io.etcd.jetcd.options.LeaseOption;
 import io.etcd.jetcd.options.PutOption;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.KeyValueLeases;
+import io.geneid.core.lease.KeyValueWorkerIdAssigner;
 import io.geneid.core.lease.LeaseAssignerBuilder;
 import io.geneid.core.lease.LeaseKeyValueStore;
-import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
-import io.geneid.core.lease.WorkerLease;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
@@ -73,30 +72,24 @@ import org.slf4j.LoggerFactory;
  * </ul>
  * Every process of a pool should use the same worker-id range, TTL and borrowing bound.
  */
-public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
+public final class EtcdWorkerIdAssigner extends KeyValueWorkerIdAssigner {
 
   private static final Logger LOG = LoggerFactory.getLogger(EtcdWorkerIdAssigner.class);
 
   /** Default key prefix. */
   public static final String DEFAULT_KEY_PREFIX = "/gene-id";
 
-  private final String space;
-  private final long minWorkerId;
-  private final long maxWorkerId;
-  private final Duration ttl;
   private final long ttlSeconds;
   private final String base;
   private final String description;
   private final long timeoutMillis;
   private final Client client;
   private final boolean ownsClient;
-  private final KeyValueLeases leases;
 
   private EtcdWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
-    this.space = lease.space();
-    this.minWorkerId = lease.minWorkerId();
-    this.maxWorkerId = lease.maxWorkerId();
-    this.ttl = lease.ttl();
+    super(lease);
+    String space = lease.space();
+    Duration ttl = lease.ttl();
     this.ttlSeconds = Math.max(1, (ttl.toMillis() + 999) / 1000);
     this.base = b.keyPrefix + "/leases/" + space + "/";
     this.timeoutMillis = b.timeout != null ? b.timeout.toMillis() : Math.max(100, Math.min(ttl.toMillis() / 3, 5_000));
@@ -122,8 +115,7 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
       this.client = cb.build();
       this.ownsClient = true;
     }
-    this.leases = new KeyValueLeases(new Keys(), lease, Duration.ofSeconds(ttlSeconds), description,
-        EtcdWorkerIdAssigner.class.getName());
+    open(new Keys(), Duration.ofSeconds(ttlSeconds), description);
     try {
       // the first call also opens the channel: it may take longer than later ones
       call("reaching the store", client.getKVClient().get(bytes(base)), Math.max(timeoutMillis, 5_000));
@@ -138,42 +130,12 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     return new Builder();
   }
 
-  @Override
-  public String space() {
-    return space;
-  }
-
-  @Override
-  public Duration ttl() {
-    return ttl;
-  }
-
-  @Override
-  public String store() {
-    return description;
-  }
-
   /** The prefix of this pool's keys. */
   public String keyPrefix() {
     return base;
   }
 
   // ------------------------------------------------------------------------------------------ leases
-
-  @Override
-  public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
-    return leases.acquire(layoutMaxWorkerId, borrowSlack);
-  }
-
-  @Override
-  public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
-    return leases.renew(lease, highWaterMark);
-  }
-
-  @Override
-  public void release(WorkerLease lease, Instant highWaterMark) {
-    leases.release(lease, highWaterMark);
-  }
 
   /**
    * The pool's keys as the lease protocol's key-value store: {@code ids/<id>} are the records, {@code claims/<id>}
@@ -328,11 +290,11 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
     } catch (TimeoutException e) {
       future.cancel(true);
       throw new GeneIdException("the worker-id lease store, " + description + ", did not answer within "
-          + timeoutMillis + " ms " + what + " for space '" + space + "'", e);
+          + timeoutMillis + " ms " + what + " for space '" + space() + "'", e);
     } catch (ExecutionException e) {
       Throwable cause = e.getCause() == null ? e : e.getCause();
       throw new GeneIdException("the worker-id lease store, " + description + ", failed " + what + " for space '"
-          + space + "': " + cause, cause);
+          + space() + "': " + cause, cause);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       future.cancel(true);
@@ -353,9 +315,7 @@ public final class EtcdWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public String toString() {
-    return "EtcdWorkerIdAssigner[space=" + space + ", pool=[" + minWorkerId + ", "
-        + (maxWorkerId == Integer.MAX_VALUE ? "layout max" : maxWorkerId) + "], ttl=" + ttl + ", " + description
-        + ", keys " + base + "]";
+    return super.toString() + ", keys " + base;
   }
 
   /**

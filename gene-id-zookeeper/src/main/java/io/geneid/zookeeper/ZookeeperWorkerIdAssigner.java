@@ -2,14 +2,12 @@ package io.geneid.zookeeper;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.KeyValueLeases;
+import io.geneid.core.lease.KeyValueWorkerIdAssigner;
 import io.geneid.core.lease.LeaseAssignerBuilder;
 import io.geneid.core.lease.LeaseKeyValueStore;
-import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
-import io.geneid.core.lease.WorkerLease;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -80,17 +78,13 @@ import org.slf4j.LoggerFactory;
  * Every process of a pool should use the same worker-id range, TTL and borrowing bound. The assigner logs one line
  * per connection state change; the store is described by its connect string (never its credentials).
  */
-public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
+public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
 
   private static final Logger LOG = LoggerFactory.getLogger(ZookeeperWorkerIdAssigner.class);
 
   /** Default base path. */
   public static final String DEFAULT_BASE_PATH = "/gene-id";
 
-  private final String space;
-  private final long minWorkerId;
-  private final long maxWorkerId;
-  private final Duration ttl;
   private final String poolPath;
   private final String description;
   private final CuratorFramework client;
@@ -98,13 +92,11 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
   private final ConnectionStateListener stateListener = this::stateChanged;
   private final List<Consumer<String>> doubtListeners = new CopyOnWriteArrayList<>();
   private volatile ConnectionState connection = ConnectionState.CONNECTED;
-  private final KeyValueLeases leases;
 
   private ZookeeperWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
-    this.space = lease.space();
-    this.minWorkerId = lease.minWorkerId();
-    this.maxWorkerId = lease.maxWorkerId();
-    this.ttl = lease.ttl();
+    super(lease);
+    String space = lease.space();
+    Duration ttl = lease.ttl();
     this.poolPath = b.basePath + "/leases/" + space;
     if (b.client != null) {
       this.client = b.client;
@@ -148,7 +140,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
             + Math.max(connectionTimeout.toMillis(), 1_000) + " ms");
       }
     }
-    this.leases = new KeyValueLeases(new Nodes(), lease, ttl, description, ZookeeperWorkerIdAssigner.class.getName());
+    open(new Nodes(), ttl, description);
     client.getConnectionStateListenable().addListener(stateListener);
     if (!client.getZookeeperClient().isConnected()) {
       connection = ConnectionState.SUSPENDED;
@@ -158,21 +150,6 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
   /** A builder; {@link Builder#connectString(String)} or {@link Builder#client(CuratorFramework)} is required. */
   public static Builder builder() {
     return new Builder();
-  }
-
-  @Override
-  public String space() {
-    return space;
-  }
-
-  @Override
-  public Duration ttl() {
-    return ttl;
-  }
-
-  @Override
-  public String store() {
-    return description;
   }
 
   /** The ZooKeeper path of this pool. */
@@ -193,7 +170,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
         String why = state == ConnectionState.SUSPENDED
             ? "the connection to " + description + " was suspended (its session may expire meanwhile)"
             : "the session with " + description + " was lost (expired): its claims are gone";
-        LOG.warn("{}: leases of space '{}' are in doubt until verified again", why, space);
+        LOG.warn("{}: leases of space '{}' are in doubt until verified again", why, space());
         for (Consumer<String> l : doubtListeners) {
           try {
             l.accept(why);
@@ -203,27 +180,12 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
         }
       }
       case RECONNECTED -> LOG.info("reconnected to {}; leases of space '{}' are verified at their next renewal",
-          description, space);
+          description, space());
       default -> { }
     }
   }
 
   // ------------------------------------------------------------------------------------------ leases
-
-  @Override
-  public WorkerLease acquire(long layoutMaxWorkerId, Duration borrowSlack) {
-    return leases.acquire(layoutMaxWorkerId, borrowSlack);
-  }
-
-  @Override
-  public WorkerLease renew(WorkerLease lease, Instant highWaterMark) {
-    return leases.renew(lease, highWaterMark);
-  }
-
-  @Override
-  public void release(WorkerLease lease, Instant highWaterMark) {
-    leases.release(lease, highWaterMark);
-  }
 
   /**
    * The pool's nodes as the lease protocol's key-value store: {@code ids/<id>} are the records, {@code claims/<id>}
@@ -308,7 +270,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
 
     @Override
     public long expiresAt(Entry claim) {
-      return claim.lastWritten() + ttl.toMillis();
+      return claim.lastWritten() + ttl().toMillis();
     }
 
     @Override
@@ -336,7 +298,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     ConnectionState s = connection;
     if (s == ConnectionState.SUSPENDED || s == ConnectionState.LOST || !client.getZookeeperClient().isConnected()) {
       throw new GeneIdException("the worker-id lease store, " + description + ", is not connected (" + s
-          + "): no lease of space '" + space + "' can be verified now");
+          + "): no lease of space '" + space() + "' can be verified now");
     }
     int negotiated;
     try {
@@ -344,9 +306,9 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
     } catch (Exception e) {
       throw failure("reading the session timeout", e);
     }
-    if (negotiated < ttl.toMillis()) {
+    if (negotiated < ttl().toMillis()) {
       throw new GeneIdException(description + " granted a session timeout of " + negotiated + " ms, below the lease "
-          + "TTL of " + ttl.toMillis() + " ms (the server's maxSessionTimeout cuts it): a claim could vanish before "
+          + "TTL of " + ttl().toMillis() + " ms (the server's maxSessionTimeout cuts it): a claim could vanish before "
           + "its holder stops issuing. Lower lease-ttl to at most " + negotiated + " ms or raise maxSessionTimeout");
     }
   }
@@ -408,7 +370,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
       Thread.currentThread().interrupt();
     }
     return new GeneIdException("the worker-id lease store, " + description + ", failed " + what + " for space '"
-        + space + "': " + e, e);
+        + space() + "': " + e, e);
   }
 
   private static long idOf(String child) {
@@ -447,9 +409,7 @@ public final class ZookeeperWorkerIdAssigner implements WorkerIdAssigner {
 
   @Override
   public String toString() {
-    return "ZookeeperWorkerIdAssigner[space=" + space + ", pool=[" + minWorkerId + ", "
-        + (maxWorkerId == Integer.MAX_VALUE ? "layout max" : maxWorkerId) + "], ttl=" + ttl + ", " + description
-        + poolPath + "]";
+    return super.toString() + " at " + poolPath;
   }
 
   /**
