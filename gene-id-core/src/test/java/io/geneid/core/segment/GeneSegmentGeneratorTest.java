@@ -546,7 +546,7 @@ class GeneSegmentGeneratorTest {
   @Test
   void settingsOutOfRangeAreNamedWithTheirRange() {
     assertThatThrownBy(() -> GeneSegmentGenerator.builder(store, "").build())
-        .hasMessage("bizTag must have 1 to 128 characters but was ''");
+        .hasMessage("bizTag must be 1 to 128 characters but was ''");
     assertThatThrownBy(() -> builder().geneBits(17).build())
         .hasMessage("geneBits must be in [0, 16] but was 17");
     assertThatThrownBy(() -> builder().minStep(0).build())

@@ -50,7 +50,7 @@ class GeneSnowflakeGeneratorTest {
   void builderNamesBadSettings() {
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().buildUnshared())
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessage("workerId must be set: a value in [0, 255]");
+        .hasMessage("workerId is required: a value in [0, 255]");
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().workerId(256).buildUnshared())
         .hasMessage("workerId must be in [0, 255] but was 256");
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().workerId(1).maxBorrowMillis(-1).buildUnshared())

@@ -125,7 +125,7 @@ class GeneIdAutoConfigurationTest {
 
   @Test
   void workerIdIsRequiredAndChecked() {
-    runner.run(failsWith("gene-id.worker-id must be set: a value in [0, 255]"));
+    runner.run(failsWith("gene-id.worker-id is required: a value in [0, 255]"));
     runner.withPropertyValues("gene-id.worker-id=256")
         .run(failsWith("gene-id.worker-id must be in [0, 255] but was 256"));
     runner.withPropertyValues("gene-id.worker-id=-1")
