@@ -56,7 +56,7 @@ class GeneSnowflakeGeneratorTest {
     assertThatThrownBy(() -> GeneSnowflakeGenerator.builder().workerId(1).maxBorrowMillis(-1).buildUnshared())
         .hasMessage("maxBorrowMillis must be in [0, 60000] but was -1");
     assertThatThrownBy(() -> ClockBackwardsPolicy.waitUpTo(Duration.ofMillis(-1)))
-        .hasMessage("maxWait must not be negative but was PT-0.001S");
+        .hasMessage("maxWait must be zero or more but was PT-0.001S");
   }
 
   @Test
