@@ -131,8 +131,8 @@ class GeneIdCliTest {
   @Test
   void anInvalidLayoutExitsTwoNamingTheRule() {
     assertThat(CliRun.of("decode", "1", "--gene-bits", "7")).isEqualTo(new CliRun(2, "",
-        "gene-id decode: invalid layout (from flags): timestampBits + workerBits + sequenceBits + geneBits must be 63"
-            + " but was 64 (41 + 8 + 8 + 7)\n"));
+        "gene-id decode: invalid layout (from flags): timestamp-bits + worker-bits + sequence-bits + gene-bits must be"
+            + " 63 (the defaults are 41 + 8 + 8 + 6) but was 64 (41 + 8 + 8 + 7)\n"));
     assertThat(CliRun.of("decode", "1", "--epoch", "yesterday")).isEqualTo(new CliRun(2, "",
         "gene-id decode: --epoch must be an ISO-8601 instant such as 2025-01-01T00:00:00Z, a date such as 2025-01-01"
             + " (UTC) or Unix milliseconds but was 'yesterday'\n"));
