@@ -177,6 +177,16 @@ public final class GeneContext {
       frame.close();
     }
 
+    /**
+     * The parent key of this scope, to carry its gene elsewhere (a coroutine context element).
+     *
+     * @throws IllegalStateException for a per-row scope ({@link #inheritEach(List)}), which hands out one key per id
+     *     and stays on its thread
+     */
+    public Object parentKey() {
+      return Scopes.parentKey(java.util.Objects.requireNonNull(Scopes.carried(frame)));
+    }
+
     @Override
     public String toString() {
       return frame.toString();

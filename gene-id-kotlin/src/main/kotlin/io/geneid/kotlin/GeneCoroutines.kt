@@ -71,7 +71,7 @@ public suspend fun <T> withGene(parentKey: Any, block: suspend CoroutineScope.()
  * @throws IllegalStateException for a per-row scope (`GeneContext.inheritEach`), which stays on its thread
  */
 public fun GeneContext.Scope.asContextElement(): GeneContextElement =
-    GeneContextElement(Scopes.parentKey(requireNotNull(Scopes.carried(this))))
+    GeneContextElement(parentKey())
 
 /** This executor, running every task with the gene of the submitting thread: `GeneContext.wrapExecutor(this)`. */
 public fun Executor.carryingGene(): Executor = GeneContext.wrapExecutor(this)
