@@ -120,7 +120,7 @@ class GeneIdAutoConfigurationTest {
   void widthsThatDoNotAddUpNameEveryProperty() {
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.gene-bits=8")
         .run(failsWith("gene-id.timestamp-bits + gene-id.worker-bits + gene-id.sequence-bits + gene-id.gene-bits"
-            + " must be 63 but was 65 (41 + 8 + 8 + 8); the defaults are 41, 8, 8, 6"));
+            + " must be 63 (the defaults are 41 + 8 + 8 + 6) but was 65 (41 + 8 + 8 + 8)"));
   }
 
   @Test
@@ -179,12 +179,12 @@ class GeneIdAutoConfigurationTest {
   void epochIsChecked() {
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.epoch=2999-01-01T00:00:00Z")
         .run(context -> assertThat(invalidProperty(context))
-            .hasMessageStartingWith("gene-id.epoch must not be in the future but was 2999-01-01T00:00:00Z"));
+            .hasMessageStartingWith("gene-id.epoch must be in the past but was 2999-01-01T00:00:00Z"));
     runner.withPropertyValues("gene-id.worker-id=" + worker(), "gene-id.epoch=2000-01-01T00:00:00Z",
         "gene-id.timestamp-bits=35", "gene-id.worker-bits=10", "gene-id.sequence-bits=12")
         .run(context -> assertThat(invalidProperty(context))
-            .hasMessageStartingWith("gene-id.timestamp-bits 35 from gene-id.epoch 2000-01-01T00:00:00Z ran out at")
-            .hasMessageEndingWith(": choose a later gene-id.epoch or more gene-id.timestamp-bits"));
+            .hasMessageStartingWith("gene-id.timestamp-bits must be enough to reach today from the epoch (choose a"
+                + " later epoch or more timestamp bits) but was 35 (from epoch 2000-01-01T00:00:00Z they ran out at"));
   }
 
   @Test
