@@ -1,0 +1,40 @@
+package io.geneid.redis;
+
+import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.segment.SegmentStoreProvider;
+import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
+import java.util.Set;
+
+/**
+ * {@code segment-store=redis}: a {@link RedisSegmentStore}. Keys: {@code redis-uri} (required),
+ * {@code redis-key-prefix} (default {@code gene-id}), {@code redis-allow-without-persistence} (default false).
+ */
+public final class RedisSegmentStoreProvider implements SegmentStoreProvider {
+
+  @Override
+  public String type() {
+    return "redis";
+  }
+
+  @Override
+  public Set<String> propertyKeys() {
+    return Set.of(StoreKeys.REDIS_URI, StoreKeys.REDIS_KEY_PREFIX, StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE);
+  }
+
+  /** Checks {@code redis-uri} (present and parseable) and the key prefix without connecting. */
+  @Override
+  public void check(SettingsReader props) {
+    RedisStoreSettings.uri(props);
+    RedisStoreSettings.keyPrefix(props, RedisSegmentStore.DEFAULT_KEY_PREFIX);
+    props.bool(StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE, false);
+  }
+
+  @Override
+  public SegmentStore create(SettingsReader props) {
+    return RedisSegmentStore.builder().redisUri(RedisStoreSettings.uri(props))
+        .keyPrefix(RedisStoreSettings.keyPrefix(props, RedisSegmentStore.DEFAULT_KEY_PREFIX))
+        .allowWithoutPersistence(props.bool(StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE, false))
+        .build();
+  }
+}
