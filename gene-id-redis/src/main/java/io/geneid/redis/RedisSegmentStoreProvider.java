@@ -4,11 +4,13 @@ import io.geneid.core.segment.SegmentStore;
 import io.geneid.core.segment.SegmentStoreProvider;
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.settings.StoreKeys;
+import java.time.Duration;
 import java.util.Set;
 
 /**
  * {@code segment-store=redis}: a {@link RedisSegmentStore}. Keys: {@code redis-uri} (required),
- * {@code redis-key-prefix} (default {@code gene-id}), {@code redis-allow-without-persistence} (default false).
+ * {@code redis-key-prefix} (default {@code gene-id}), {@code redis-timeout} (connect and command timeout, in
+ * [10ms, 60s], default 2s), {@code redis-allow-without-persistence} (default false).
  */
 public final class RedisSegmentStoreProvider implements SegmentStoreProvider {
 
@@ -19,7 +21,8 @@ public final class RedisSegmentStoreProvider implements SegmentStoreProvider {
 
   @Override
   public Set<String> propertyKeys() {
-    return Set.of(StoreKeys.REDIS_URI, StoreKeys.REDIS_KEY_PREFIX, StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE);
+    return Set.of(StoreKeys.REDIS_URI, StoreKeys.REDIS_KEY_PREFIX, StoreKeys.REDIS_TIMEOUT,
+        StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE);
   }
 
   /** Checks {@code redis-uri} (present and parseable) and the key prefix without connecting. */
@@ -27,6 +30,7 @@ public final class RedisSegmentStoreProvider implements SegmentStoreProvider {
   public void check(SettingsReader props) {
     RedisStoreSettings.uri(props);
     RedisStoreSettings.keyPrefix(props, RedisSegmentStore.DEFAULT_KEY_PREFIX);
+    timeout(props);
     props.bool(StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE, false);
   }
 
@@ -34,7 +38,13 @@ public final class RedisSegmentStoreProvider implements SegmentStoreProvider {
   public SegmentStore create(SettingsReader props) {
     return RedisSegmentStore.builder().redisUri(RedisStoreSettings.uri(props))
         .keyPrefix(RedisStoreSettings.keyPrefix(props, RedisSegmentStore.DEFAULT_KEY_PREFIX))
+        .commandTimeout(timeout(props))
         .allowWithoutPersistence(props.bool(StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE, false))
         .build();
+  }
+
+  private static Duration timeout(SettingsReader props) {
+    return props.duration(StoreKeys.REDIS_TIMEOUT, Duration.ofMillis(10), Duration.ofSeconds(60),
+        RedisSegmentStore.DEFAULT_TIMEOUT);
   }
 }
