@@ -3,7 +3,6 @@ package io.geneid.jdbc;
 import io.geneid.core.bucket.BucketMapStore;
 import io.geneid.core.bucket.BucketMapStoreProvider;
 import io.geneid.core.settings.SettingsReader;
-import io.geneid.core.settings.StoreKeys;
 import java.util.Set;
 
 /**
@@ -22,16 +21,13 @@ public final class JdbcBucketMapStoreProvider implements BucketMapStoreProvider 
 
   @Override
   public Set<String> propertyKeys() {
-    return Set.of(StoreKeys.JDBC_URL, StoreKeys.JDBC_USERNAME, StoreKeys.JDBC_PASSWORD, StoreKeys.JDBC_TABLE,
-        StoreKeys.JDBC_CREATE_TABLE);
+    return JdbcStoreSettings.KEYS;
   }
 
   /** Checks {@code jdbc-url} (present, {@code jdbc:...}), {@code jdbc-table} and {@code jdbc-create-table} offline. */
   @Override
   public void check(SettingsReader props) {
-    JdbcStoreSettings.url(props);
-    JdbcStoreSettings.table(props, JdbcBucketMapStore.DEFAULT_TABLE);
-    JdbcStoreSettings.createTable(props);
+    JdbcStoreSettings.check(props, JdbcBucketMapStore.DEFAULT_TABLE);
   }
 
   @Override

@@ -4,12 +4,24 @@ import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.settings.StoreKeys;
+import java.util.Set;
 import org.jspecify.annotations.Nullable;
 
 /** The connection and table settings the JDBC store providers share, read from {@link StoreKeys}. */
 final class JdbcStoreSettings {
 
+  /** The keys both JDBC store providers read. */
+  static final Set<String> KEYS = Set.of(StoreKeys.JDBC_URL, StoreKeys.JDBC_USERNAME, StoreKeys.JDBC_PASSWORD,
+      StoreKeys.JDBC_TABLE, StoreKeys.JDBC_CREATE_TABLE);
+
   private JdbcStoreSettings() {}
+
+  /** Checks {@code jdbc-url} (present, {@code jdbc:...}), {@code jdbc-table} and {@code jdbc-create-table} offline. */
+  static void check(SettingsReader props, String defaultTable) {
+    url(props);
+    table(props, defaultTable);
+    createTable(props);
+  }
 
   /** {@code jdbc-url}: present and starting with {@code jdbc:}. */
   static String url(SettingsReader props) {
