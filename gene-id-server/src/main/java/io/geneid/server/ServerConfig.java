@@ -39,7 +39,7 @@ public final class ServerConfig {
       "drain-timeout", "io-threads");
   /** The segment store keys: {@code segment-} and the key the store's provider reads ({@link StoreKeys}). */
   static final String SEGMENT = "segment-";
-  static final String SEGMENT_STORE = SEGMENT + SegmentStores.SEGMENT_STORE;
+  static final String SEGMENT_STORE = SegmentStores.SEGMENT_STORE;
   static final String SEGMENT_JDBC_URL = SEGMENT + StoreKeys.JDBC_URL;
   static final String SEGMENT_JDBC_USERNAME = SEGMENT + StoreKeys.JDBC_USERNAME;
   static final String SEGMENT_JDBC_PASSWORD = SEGMENT + StoreKeys.JDBC_PASSWORD;
