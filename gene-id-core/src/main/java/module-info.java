@@ -28,6 +28,8 @@ module io.geneid.core {
       io.geneid.client;
 
   uses io.geneid.core.lease.WorkerIdAssignerProvider;
+  uses io.geneid.core.segment.SegmentStoreProvider;
+  uses io.geneid.core.bucket.BucketMapStoreProvider;
 
   provides io.geneid.core.lease.WorkerIdAssignerProvider with io.geneid.core.lease.StaticWorkerIdAssignerProvider;
 }

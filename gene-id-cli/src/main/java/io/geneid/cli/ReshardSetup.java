@@ -5,10 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStore;
+import io.geneid.core.bucket.BucketMapStores;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.jdbc.JdbcBucketMapStore;
 import io.geneid.jdbc.JdbcBucketMover;
-import io.geneid.redis.RedisBucketMapStore;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -42,12 +42,12 @@ import org.jspecify.annotations.Nullable;
 final class ReshardSetup implements AutoCloseable {
 
   /** The {@code GENE_BUCKET} properties naming the application's map store. */
-  static final String MAP_STORE_URL = "map-store-url";
-  static final String MAP_NAME = "map-name";
-  static final String MAP_STORE_TABLE = "map-store-table";
-  static final String MAP_STORE_USERNAME = "map-store-username";
-  static final String MAP_STORE_PASSWORD = "map-store-password";
-  static final String MAP_STORE_KEY_PREFIX = "map-store-key-prefix";
+  static final String MAP_STORE_URL = BucketMapStores.MAP_STORE_URL;
+  static final String MAP_NAME = BucketMapStores.MAP_NAME;
+  static final String MAP_STORE_TABLE = BucketMapStores.MAP_STORE_TABLE;
+  static final String MAP_STORE_USERNAME = BucketMapStores.MAP_STORE_USERNAME;
+  static final String MAP_STORE_PASSWORD = BucketMapStores.MAP_STORE_PASSWORD;
+  static final String MAP_STORE_KEY_PREFIX = BucketMapStores.MAP_STORE_KEY_PREFIX;
 
   private static final Pattern PLACEHOLDER = Pattern.compile("\\$\\$\\{([^:}]+)(?:::([^}]*))?}");
 
@@ -55,7 +55,8 @@ final class ReshardSetup implements AutoCloseable {
   private final Map<Integer, HikariDataSource> pools = new LinkedHashMap<>();
   private @Nullable String mapName;
   private @Nullable BucketMapStore store;
-  private @Nullable RedisBucketMapStore redisStore;
+  /** The store this opened through its provider (Redis), closed with this. */
+  private @Nullable AutoCloseable ownedStore;
   private @Nullable String storeUrl;
   /** Where in the store the map is: its table, or its key prefix. */
   private String storeTable = "table " + JdbcBucketMapStore.DEFAULT_TABLE;
@@ -93,16 +94,18 @@ final class ReshardSetup implements AutoCloseable {
       setup.storeUrl = url;
       setup.mapName = name;
       try {
-        RedisBucketMapStore.Builder redis = RedisBucketMapStore.builder().redisUri(url);
+        Map<String, String> redis = new LinkedHashMap<>();
+        redis.put(MAP_STORE_URL, url);
         String prefix = mapStoreUrl == null ? props.get(MAP_STORE_KEY_PREFIX) : null;
         if (prefix != null) {
-          redis.keyPrefix(prefix);
+          redis.put(MAP_STORE_KEY_PREFIX, prefix);
           setup.storeTable = "key prefix " + prefix;
         } else {
           setup.storeTable = "default key prefix";
         }
-        setup.redisStore = redis.build();
-        setup.store = setup.redisStore;
+        BucketMapStore store = BucketMapStores.provider("redis").create(BucketMapStores.storeSettings("redis", redis));
+        setup.ownedStore = store instanceof AutoCloseable closeable ? closeable : null;
+        setup.store = store;
         return setup;
       } catch (RuntimeException e) {
         setup.close();
@@ -293,8 +296,14 @@ final class ReshardSetup implements AutoCloseable {
     if (storePool != null) {
       storePool.close();
     }
-    if (redisStore != null) {
-      redisStore.close();
+    if (ownedStore != null) {
+      try {
+        ownedStore.close();
+      } catch (RuntimeException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new GeneIdException("closing the map store failed: " + e.getMessage(), e);
+      }
     }
   }
 }

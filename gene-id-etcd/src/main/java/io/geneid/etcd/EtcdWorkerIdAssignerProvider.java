@@ -4,6 +4,7 @@ import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.time.Duration;
@@ -22,11 +23,11 @@ import java.util.regex.Pattern;
  */
 public final class EtcdWorkerIdAssignerProvider implements WorkerIdAssignerProvider {
 
-  public static final String ENDPOINTS = "etcd-endpoints";
-  public static final String KEY_PREFIX = "etcd-key-prefix";
-  public static final String TIMEOUT = "etcd-timeout";
-  public static final String USERNAME = "etcd-username";
-  public static final String PASSWORD = "etcd-password";
+  public static final String ENDPOINTS = StoreKeys.ETCD_ENDPOINTS;
+  public static final String KEY_PREFIX = StoreKeys.ETCD_KEY_PREFIX;
+  public static final String TIMEOUT = StoreKeys.ETCD_TIMEOUT;
+  public static final String USERNAME = StoreKeys.ETCD_USERNAME;
+  public static final String PASSWORD = StoreKeys.ETCD_PASSWORD;
 
   private static final Pattern PREFIX = Pattern.compile("(/[A-Za-z0-9._-]+)+");
 

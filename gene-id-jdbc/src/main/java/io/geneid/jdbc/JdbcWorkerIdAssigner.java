@@ -9,6 +9,7 @@ import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
+import io.geneid.core.settings.StoreKeys;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -170,7 +171,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
   }
 
   private static String checkTable(String table) {
-    return JdbcSession.checkTable("jdbc-table", table);
+    return JdbcSession.checkTable(StoreKeys.JDBC_TABLE, table);
   }
 
 
@@ -474,7 +475,7 @@ public final class JdbcWorkerIdAssigner implements WorkerIdAssigner {
      * connection and, one second later, a silent socket. Default TTL / 3 within [1 s, 5 s].
      */
     public Builder statementTimeout(Duration statementTimeout) {
-      this.statementTimeout = Checks.duration("jdbc-statement-timeout",
+      this.statementTimeout = Checks.duration(StoreKeys.JDBC_STATEMENT_TIMEOUT,
           Objects.requireNonNull(statementTimeout, "statementTimeout"), Duration.ofSeconds(1), Duration.ofHours(1));
       return this;
     }

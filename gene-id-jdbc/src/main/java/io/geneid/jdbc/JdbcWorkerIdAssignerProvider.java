@@ -5,6 +5,7 @@ import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import java.time.Duration;
 import java.util.Set;
 
@@ -20,12 +21,12 @@ import java.util.Set;
  */
 public final class JdbcWorkerIdAssignerProvider implements WorkerIdAssignerProvider {
 
-  public static final String JDBC_URL = "jdbc-url";
-  public static final String JDBC_USERNAME = "jdbc-username";
-  public static final String JDBC_PASSWORD = "jdbc-password";
-  public static final String JDBC_TABLE = "jdbc-table";
-  public static final String JDBC_CREATE_TABLE = "jdbc-create-table";
-  public static final String JDBC_STATEMENT_TIMEOUT = "jdbc-statement-timeout";
+  public static final String JDBC_URL = StoreKeys.JDBC_URL;
+  public static final String JDBC_USERNAME = StoreKeys.JDBC_USERNAME;
+  public static final String JDBC_PASSWORD = StoreKeys.JDBC_PASSWORD;
+  public static final String JDBC_TABLE = StoreKeys.JDBC_TABLE;
+  public static final String JDBC_CREATE_TABLE = StoreKeys.JDBC_CREATE_TABLE;
+  public static final String JDBC_STATEMENT_TIMEOUT = StoreKeys.JDBC_STATEMENT_TIMEOUT;
 
   @Override
   public String type() {

@@ -4,6 +4,7 @@ import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import java.time.Duration;
 import java.util.Set;
 
@@ -17,9 +18,9 @@ import java.util.Set;
  */
 public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProvider {
 
-  public static final String REDIS_URI = "redis-uri";
-  public static final String REDIS_KEY_PREFIX = "redis-key-prefix";
-  public static final String REDIS_TIMEOUT = "redis-timeout";
+  public static final String REDIS_URI = StoreKeys.REDIS_URI;
+  public static final String REDIS_KEY_PREFIX = StoreKeys.REDIS_KEY_PREFIX;
+  public static final String REDIS_TIMEOUT = StoreKeys.REDIS_TIMEOUT;
 
   @Override
   public String type() {

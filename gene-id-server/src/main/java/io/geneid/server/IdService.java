@@ -8,8 +8,9 @@ import io.geneid.core.GeneRouting;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.SegmentStore;
-import io.geneid.jdbc.JdbcSegmentStore;
-import io.geneid.redis.RedisSegmentStore;
+import io.geneid.core.segment.SegmentStores;
+import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import java.math.BigInteger;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -198,19 +199,24 @@ final class IdService implements AutoCloseable {
   private SegmentStore store() {
     SegmentStore s = segmentStore;
     if (s == null) {
+      Map<String, Object> props = new java.util.HashMap<>();
       if (config.segmentStore.equals("redis")) {
-        s = RedisSegmentStore.builder()
-            .redisUri(java.util.Objects.requireNonNull(config.segmentRedisUri))
-            .keyPrefix(config.segmentRedisKeyPrefix)
-            .allowWithoutPersistence(config.segmentRedisAllowWithoutPersistence)
-            .build();
+        props.put(StoreKeys.REDIS_URI, java.util.Objects.requireNonNull(config.segmentRedisUri));
+        props.put(StoreKeys.REDIS_KEY_PREFIX, config.segmentRedisKeyPrefix);
+        props.put(StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE, config.segmentRedisAllowWithoutPersistence);
       } else {
-        s = JdbcSegmentStore.builder()
-            .jdbcUrl(config.segmentJdbcUrl, config.segmentJdbcUsername, config.segmentJdbcPassword)
-            .table(config.segmentJdbcTable)
-            .createTable(true)
-            .build();
+        props.put(StoreKeys.JDBC_URL, config.segmentJdbcUrl);
+        if (config.segmentJdbcUsername != null) {
+          props.put(StoreKeys.JDBC_USERNAME, config.segmentJdbcUsername);
+        }
+        if (config.segmentJdbcPassword != null) {
+          props.put(StoreKeys.JDBC_PASSWORD, config.segmentJdbcPassword);
+        }
+        props.put(StoreKeys.JDBC_TABLE, config.segmentJdbcTable);
+        props.put(StoreKeys.JDBC_CREATE_TABLE, true);
       }
+      s = SegmentStores.provider(config.segmentStore)
+          .create(SettingsReader.of(props).named(k -> ServerConfig.SEGMENT + k));
       segmentStore = s;
     }
     return s;

@@ -6,6 +6,8 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.segment.SegmentSettings;
+import io.geneid.core.segment.SegmentStores;
+import io.geneid.core.settings.StoreKeys;
 import io.geneid.core.settings.SettingsReader;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -35,15 +37,25 @@ public final class ServerConfig {
   public static final List<String> SERVER_KEYS = List.of("host", "http-port", "grpc-port", "data-dir", "max-count",
       "max-request-bytes", "auth-tokens", "auth-tokens-file", "rate-limit", "rate-limit-burst", "access-log",
       "drain-timeout", "io-threads");
+  /** The segment store keys: {@code segment-} and the key the store's provider reads ({@link StoreKeys}). */
+  static final String SEGMENT = "segment-";
+  static final String SEGMENT_STORE = SegmentStores.SEGMENT_STORE;
+  static final String SEGMENT_JDBC_URL = SEGMENT + StoreKeys.JDBC_URL;
+  static final String SEGMENT_JDBC_USERNAME = SEGMENT + StoreKeys.JDBC_USERNAME;
+  static final String SEGMENT_JDBC_PASSWORD = SEGMENT + StoreKeys.JDBC_PASSWORD;
+  static final String SEGMENT_JDBC_TABLE = SEGMENT + StoreKeys.JDBC_TABLE;
+  static final String SEGMENT_REDIS_URI = SEGMENT + StoreKeys.REDIS_URI;
+  static final String SEGMENT_REDIS_KEY_PREFIX = SEGMENT + StoreKeys.REDIS_KEY_PREFIX;
+  static final String SEGMENT_REDIS_ALLOW_WITHOUT_PERSISTENCE = SEGMENT + StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE;
   /** The segment keys; {@code segment-<k>} for each key {@code k} of {@link SegmentSettings#KEYS} but gene-bits. */
-  public static final List<String> SEGMENT_KEYS = List.of("segment-store", "segment-jdbc-url",
-      "segment-jdbc-username", "segment-jdbc-password", "segment-jdbc-table", "segment-redis-uri",
-      "segment-redis-key-prefix", "segment-redis-allow-without-persistence", "segment-keys", "segment-create-keys",
+  public static final List<String> SEGMENT_KEYS = List.of(SEGMENT_STORE, SEGMENT_JDBC_URL,
+      SEGMENT_JDBC_USERNAME, SEGMENT_JDBC_PASSWORD, SEGMENT_JDBC_TABLE, SEGMENT_REDIS_URI,
+      SEGMENT_REDIS_KEY_PREFIX, SEGMENT_REDIS_ALLOW_WITHOUT_PERSISTENCE, "segment-keys", "segment-create-keys",
       "segment-max-keys", "segment-min-step", "segment-max-step", "segment-duration", "segment-prefetch-ratio",
       "segment-fetch-timeout", "segment-prefetch-retry", "segment-thread-block");
   /** The keys whose values are secrets: never printed. */
-  static final Set<String> SECRET_KEYS = Set.of("auth-tokens", "segment-jdbc-password", "jdbc-password",
-      "zookeeper-password", "etcd-password");
+  static final Set<String> SECRET_KEYS = Set.of("auth-tokens", SEGMENT_JDBC_PASSWORD, StoreKeys.JDBC_PASSWORD,
+      StoreKeys.ZOOKEEPER_PASSWORD, StoreKeys.ETCD_PASSWORD);
 
   private static final Pattern SEGMENT_KEY = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
@@ -90,21 +102,21 @@ public final class ServerConfig {
     ioThreads = s.intValue("io-threads", 0, 1024, 0);
     this.leaseProperties = Map.copyOf(leaseProperties);
     this.layout = layout;
-    segmentStore = s.string("segment-store", "jdbc");
+    segmentStore = s.string(SEGMENT_STORE, "jdbc");
     if (!segmentStore.equals("jdbc") && !segmentStore.equals("redis")) {
-      throw new IllegalArgumentException("segment-store must be jdbc or redis but was '" + segmentStore + "'");
+      throw new IllegalArgumentException(SEGMENT_STORE + " must be jdbc or redis but was '" + segmentStore + "'");
     }
-    segmentJdbcUrl = s.string("segment-jdbc-url", "jdbc:h2:file:" + dataDir.resolve("segments"));
-    segmentJdbcUsername = s.has("segment-jdbc-username") ? s.string("segment-jdbc-username", "") : null;
-    segmentJdbcPassword = s.has("segment-jdbc-password") ? s.string("segment-jdbc-password", "") : null;
-    segmentJdbcTable = s.string("segment-jdbc-table", "gene_id_segment");
-    segmentRedisUri = s.has("segment-redis-uri") ? s.string("segment-redis-uri", "") : null;
+    segmentJdbcUrl = s.string(SEGMENT_JDBC_URL, "jdbc:h2:file:" + dataDir.resolve("segments"));
+    segmentJdbcUsername = s.has(SEGMENT_JDBC_USERNAME) ? s.string(SEGMENT_JDBC_USERNAME, "") : null;
+    segmentJdbcPassword = s.has(SEGMENT_JDBC_PASSWORD) ? s.string(SEGMENT_JDBC_PASSWORD, "") : null;
+    segmentJdbcTable = s.string(SEGMENT_JDBC_TABLE, "gene_id_segment");
+    segmentRedisUri = s.has(SEGMENT_REDIS_URI) ? s.string(SEGMENT_REDIS_URI, "") : null;
     if (segmentStore.equals("redis") && segmentRedisUri == null) {
-      throw new IllegalArgumentException("segment-redis-uri is required with segment-store=redis: a Redis URI such "
+      throw new IllegalArgumentException(SEGMENT_REDIS_URI + " is required with segment-store=redis: a Redis URI such "
           + "as redis://host:6379/0");
     }
-    segmentRedisKeyPrefix = s.string("segment-redis-key-prefix", "gene-id");
-    segmentRedisAllowWithoutPersistence = s.bool("segment-redis-allow-without-persistence", false);
+    segmentRedisKeyPrefix = s.string(SEGMENT_REDIS_KEY_PREFIX, "gene-id");
+    segmentRedisAllowWithoutPersistence = s.bool(SEGMENT_REDIS_ALLOW_WITHOUT_PERSISTENCE, false);
     Set<String> keys = new LinkedHashSet<>();
     for (String k : s.string("segment-keys", "").split(",")) {
       String key = k.trim();
@@ -197,14 +209,14 @@ public final class ServerConfig {
     GeneIdLayout layout = LeasedGenerators.check(lease);
     Map<String, Object> segment = new LinkedHashMap<>();
     for (String k : SegmentSettings.KEYS) {
-      String serverKey = k.equals(SegmentSettings.SEGMENT_DURATION) ? k : "segment-" + k;
+      String serverKey = k.equals(SegmentSettings.SEGMENT_DURATION) ? k : SEGMENT + k;
       if (!k.equals(SegmentSettings.GENE_BITS) && values.containsKey(serverKey)) {
         segment.put(k, values.get(serverKey));
       }
     }
     segment.put(SegmentSettings.GENE_BITS, layout.geneBits());
     SegmentSettings segmentSettings = SegmentSettings.read(SettingsReader.of(segment).named(
-        k -> k.equals(SegmentSettings.SEGMENT_DURATION) ? k : "segment-" + k));
+        k -> k.equals(SegmentSettings.SEGMENT_DURATION) ? k : SEGMENT + k));
     return new ServerConfig(all, lease, layout, segmentSettings);
   }
 

@@ -5,22 +5,14 @@ import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapRouter;
 import io.geneid.core.bucket.BucketMapStore;
 import io.geneid.core.internal.StoreUrls;
-import io.geneid.jdbc.JdbcBucketMapStore;
-import io.geneid.redis.RedisBucketMapStore;
-import java.io.PrintWriter;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.SQLException;
-import java.sql.SQLFeatureNotSupportedException;
+import io.geneid.core.bucket.BucketMapStoreProvider;
+import io.geneid.core.bucket.BucketMapStores;
+import io.geneid.core.settings.SettingsReader;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.Properties;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Logger;
-import javax.sql.DataSource;
-import org.jspecify.annotations.Nullable;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -28,8 +20,8 @@ import org.slf4j.LoggerFactory;
  * {@link BucketMapRouter} per (store, map name, router settings) in this JVM, shared by every algorithm instance that
  * names them (ShardingSphere makes two of each algorithm, and a data source built again makes two more), with a count
  * of users: the last {@link Follower#close()} stops the router and closes the store. The store modules are optional
- * dependencies: each is touched only through its own nested class, so a missing module is reported by
- * {@link #requireModule(String)} as the artifact to add.
+ * dependencies found through their {@link BucketMapStoreProvider}, so a missing module is reported by
+ * {@link #provider(String)} as the artifact to add.
  */
 final class BucketMapFollowers {
 
@@ -60,28 +52,23 @@ final class BucketMapFollowers {
   private BucketMapFollowers() {}
 
   /**
+   * The provider of {@code map-store} {@code type}.
+   *
    * @throws IllegalArgumentException naming the artifact to add when the store's module is not on the class path
    */
-  static void requireModule(String type) {
-    String className = type.equals("jdbc") ? "io.geneid.jdbc.JdbcBucketMapStore"
-        : "io.geneid.redis.RedisBucketMapStore";
+  static BucketMapStoreProvider provider(String type) {
     try {
-      Class.forName(className, false, BucketMapFollowers.class.getClassLoader());
-    } catch (ClassNotFoundException | LinkageError e) {
+      return BucketMapStores.provider(type);
+    } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException(GeneBucketShardingAlgorithm.TYPE + " property '"
-          + GeneBucketShardingAlgorithm.MAP_STORE + "' is " + type + " but " + className + " is not on the class"
-          + " path: add the dependency io.geneid:gene-id-" + type, e);
+          + GeneBucketShardingAlgorithm.MAP_STORE + "' is " + type + " but gene-id-" + type + " (its bucket map store"
+          + " provider) is not on the class path: add the dependency io.geneid:gene-id-" + type, e);
     }
   }
 
-  /** Checks a JDBC table name as the store will (no database is reached). */
-  static void checkJdbcTable(String table) {
-    Jdbc.checkTable(table);
-  }
-
-  /** Checks a Redis URI and key prefix as the store will (no connection is made). */
-  static void checkRedis(String uri, String keyPrefix) {
-    Redis.check(uri, keyPrefix);
+  /** {@code props} ({@code map-store-*} properties) as the store provider reads them, named as in the YAML. */
+  static SettingsReader storeSettings(String type, Map<String, ?> props) {
+    return BucketMapStores.storeSettings(type, props).ownedBy(GeneBucketShardingAlgorithm.TYPE);
   }
 
   /**
@@ -187,7 +174,7 @@ final class BucketMapFollowers {
     }
 
     static Shared start(Config config, BucketMap seed) {
-      BucketMapStore store = config.type().equals("jdbc") ? Jdbc.create(config.props()) : Redis.create(config.props());
+      BucketMapStore store = provider(config.type()).create(storeSettings(config.type(), config.props()));
       Shared shared = null;
       try {
         seed(store, config, seed);
@@ -233,107 +220,6 @@ final class BucketMapFollowers {
           LOG.warn("closing {} failed: {}", store, e.toString());
         }
       }
-    }
-  }
-
-  /** Loaded only with {@code map-store: jdbc}. */
-  private static final class Jdbc {
-    static void checkTable(String table) {
-      JdbcBucketMapStore.ddl(table, false);
-    }
-
-    static BucketMapStore create(Map<String, String> props) {
-      return JdbcBucketMapStore.builder()
-          .dataSource(new DriverManagerDataSource(props.get(GeneBucketShardingAlgorithm.MAP_STORE_URL),
-              props.get(GeneBucketShardingAlgorithm.MAP_STORE_USERNAME),
-              props.get(GeneBucketShardingAlgorithm.MAP_STORE_PASSWORD)))
-          .table(props.get(GeneBucketShardingAlgorithm.MAP_STORE_TABLE))
-          .createTable(Boolean.parseBoolean(props.get(GeneBucketShardingAlgorithm.MAP_STORE_CREATE_TABLE)))
-          .build();
-    }
-  }
-
-  /** Loaded only with {@code map-store: redis}. */
-  private static final class Redis {
-    static void check(String uri, String keyPrefix) {
-      RedisBucketMapStore.builder().redisUri(uri).keyPrefix(keyPrefix);
-    }
-
-    static BucketMapStore create(Map<String, String> props) {
-      return RedisBucketMapStore.builder().redisUri(props.get(GeneBucketShardingAlgorithm.MAP_STORE_URL))
-          .keyPrefix(props.get(GeneBucketShardingAlgorithm.MAP_STORE_KEY_PREFIX))
-          .build();
-    }
-  }
-
-  /**
-   * Connections from {@link DriverManager}, one per store operation (a refresh is a load and a heartbeat, once per
-   * refresh interval): the map table is read a few times a second at most, so it needs no pool of its own, and the
-   * ShardingSphere YAML gives it only a URL. Its messages never show the password.
-   */
-  private static final class DriverManagerDataSource implements DataSource {
-    private final String url;
-    private final Properties credentials = new Properties();
-
-    DriverManagerDataSource(String url, @Nullable String user, @Nullable String password) {
-      this.url = url;
-      if (user != null) {
-        credentials.setProperty("user", user);
-      }
-      if (password != null) {
-        credentials.setProperty("password", password);
-      }
-    }
-
-    @Override
-    public Connection getConnection() throws SQLException {
-      try {
-        return DriverManager.getConnection(url, credentials);
-      } catch (SQLException e) {
-        // "No suitable driver found for <the URL, password and all>"
-        throw new SQLException(StoreUrls.scrub(e.getMessage(), url), e.getSQLState(), e.getErrorCode());
-      }
-    }
-
-    @Override
-    public Connection getConnection(String username, String password) throws SQLException {
-      throw new SQLFeatureNotSupportedException("the map store connects with the configured user only");
-    }
-
-    @Override
-    public @Nullable PrintWriter getLogWriter() {
-      return null;
-    }
-
-    @Override
-    public void setLogWriter(@Nullable PrintWriter out) {}
-
-    @Override
-    public void setLoginTimeout(int seconds) {}
-
-    @Override
-    public int getLoginTimeout() {
-      return 0;
-    }
-
-    @Override
-    public Logger getParentLogger() throws SQLFeatureNotSupportedException {
-      throw new SQLFeatureNotSupportedException("no java.util.logging");
-    }
-
-    @Override
-    public <T> T unwrap(Class<T> type) throws SQLException {
-      throw new SQLException("not a wrapper");
-    }
-
-    @Override
-    public boolean isWrapperFor(Class<?> type) {
-      return false;
-    }
-
-    @Override
-    public String toString() {
-      return "DriverManager " + StoreUrls.describe(url);
     }
   }
 }

@@ -5,9 +5,13 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapRouter;
+import io.geneid.core.bucket.BucketMapStoreProvider;
+import io.geneid.core.bucket.BucketMapStores;
 import io.geneid.core.bucket.BucketState;
 import io.geneid.core.internal.StoreUrls;
+import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import java.io.IOException;
 import java.net.InetAddress;
 import java.time.Duration;
@@ -92,17 +96,17 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
   public static final String TYPE = "GENE_BUCKET";
 
   static final String BUCKET_MAP = BucketMap.BUCKET_MAP;
-  static final String MAP_STORE = "map-store";
-  static final String MAP_STORE_URL = "map-store-url";
-  static final String MAP_NAME = "map-name";
+  static final String MAP_STORE = BucketMapStores.MAP_STORE;
+  static final String MAP_STORE_URL = BucketMapStores.MAP_STORE_URL;
+  static final String MAP_NAME = BucketMapStores.MAP_NAME;
   static final String REFRESH_INTERVAL = "refresh-interval";
   static final String STALE_AFTER = "stale-after";
   static final String ROUTER_ID = "router-id";
-  static final String MAP_STORE_USERNAME = "map-store-username";
-  static final String MAP_STORE_PASSWORD = "map-store-password";
-  static final String MAP_STORE_TABLE = "map-store-table";
-  static final String MAP_STORE_CREATE_TABLE = "map-store-create-table";
-  static final String MAP_STORE_KEY_PREFIX = "map-store-key-prefix";
+  static final String MAP_STORE_USERNAME = BucketMapStores.MAP_STORE_USERNAME;
+  static final String MAP_STORE_PASSWORD = BucketMapStores.MAP_STORE_PASSWORD;
+  static final String MAP_STORE_TABLE = BucketMapStores.MAP_STORE_TABLE;
+  static final String MAP_STORE_CREATE_TABLE = BucketMapStores.MAP_STORE_CREATE_TABLE;
+  static final String MAP_STORE_KEY_PREFIX = BucketMapStores.MAP_STORE_KEY_PREFIX;
   private static final List<String> PROPERTIES = java.util.stream.Stream.concat(java.util.stream.Stream.of(BUCKET_MAP,
       GeneRouting.SHARDING_COUNT, SettingsReader.GENE_BITS, GeneRouting.GENE_DIVISOR), STRING_ID_PROPERTIES.stream())
       .toList();
@@ -163,8 +167,8 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     }
     readStringIds(p);
     if (storeType != null) {
-      BucketMapFollowers.requireModule(storeType);
-      this.follower = BucketMapFollowers.follow(storeConfig(storeType, p), map(), this);
+      BucketMapStoreProvider provider = BucketMapFollowers.provider(storeType);
+      this.follower = BucketMapFollowers.follow(storeConfig(storeType, provider, p), map(), this);
     }
   }
 
@@ -194,7 +198,8 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     return type;
   }
 
-  private static BucketMapFollowers.Config storeConfig(String type, SettingsReader p) {
+  private static BucketMapFollowers.Config storeConfig(String type, BucketMapStoreProvider provider,
+      SettingsReader p) {
     java.util.Map<String, String> props = new TreeMap<>();
     String url = p.requiredString(MAP_STORE_URL, type.equals("jdbc") ? "a JDBC URL such as"
         + " jdbc:mariadb://127.0.0.1:3306/app" : "a Redis URI such as redis://127.0.0.1:6379/0");
@@ -210,25 +215,19 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
       if (p.has(MAP_STORE_PASSWORD)) {
         props.put(MAP_STORE_PASSWORD, String.valueOf(p.raw(MAP_STORE_PASSWORD))); // not trimmed: as given
       }
-      String table = p.string(MAP_STORE_TABLE, DEFAULT_JDBC_TABLE);
-      try {
-        BucketMapFollowers.checkJdbcTable(table);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(TYPE + " property '" + MAP_STORE_TABLE + "'"
-            + String.valueOf(e.getMessage()).substring("table".length()), e); // the store's one rule
-      }
-      props.put(MAP_STORE_TABLE, table);
+      provider.check(BucketMapFollowers.storeSettings(type, rawValues(p))); // the table's one rule
+      props.put(MAP_STORE_TABLE, p.string(MAP_STORE_TABLE, DEFAULT_JDBC_TABLE));
       props.put(MAP_STORE_CREATE_TABLE, Boolean.toString(p.bool(MAP_STORE_CREATE_TABLE, false)));
     } else {
       String prefix = p.string(MAP_STORE_KEY_PREFIX, DEFAULT_REDIS_KEY_PREFIX);
       try {
-        BucketMapFollowers.checkRedis(url, prefix);
+        provider.check(BucketMapFollowers.storeSettings(type, rawValues(p)));
       } catch (IllegalArgumentException e) {
-        String why = String.valueOf(e.getMessage());
-        throw new IllegalArgumentException(why.startsWith("keyPrefix") ? TYPE + " property '" + MAP_STORE_KEY_PREFIX
-            + "'" + why.substring("keyPrefix".length()) : TYPE + " property '" + MAP_STORE_URL + "' must be a Redis"
-            + " URI such as redis://127.0.0.1:6379/0 (map-store is redis) but was '" + StoreUrls.describe(url) + "'",
-            e);
+        if (e instanceof InvalidSettingException bad && bad.key().equals(StoreKeys.REDIS_KEY_PREFIX)) {
+          throw e; // named GENE_BUCKET property 'map-store-key-prefix'
+        }
+        throw new IllegalArgumentException(TYPE + " property '" + MAP_STORE_URL + "' must be a Redis URI such as"
+            + " redis://127.0.0.1:6379/0 (map-store is redis) but was '" + StoreUrls.describe(url) + "'", e);
       }
       props.put(MAP_STORE_KEY_PREFIX, prefix);
     }
@@ -254,6 +253,15 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     String key = type + keyProps + "|map=" + name + "|router=" + routerId + "|refresh=" + refresh.toMillis()
         + "|stale=" + stale.toMillis();
     return new BucketMapFollowers.Config(type, key, java.util.Map.copyOf(props), name, refresh, stale, routerId);
+  }
+
+  /** The properties as given (a password is not trimmed). */
+  private static java.util.Map<String, Object> rawValues(SettingsReader p) {
+    java.util.Map<String, Object> values = new TreeMap<>();
+    for (String key : p.keys()) {
+      values.put(key, java.util.Objects.requireNonNull(p.raw(key)));
+    }
+    return values;
   }
 
   /** {@code <host>:<pid>}: one router per map and JVM, so this names it in the heartbeats. */

@@ -2,7 +2,10 @@ package io.geneid.shardingsphere;
 
 import io.geneid.core.GeneIdStringFormat;
 
+import io.geneid.core.segment.SegmentStoreProvider;
+import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.GeneContext;
 import io.geneid.core.snowflake.GeneIdRegistry;
@@ -84,17 +87,17 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   /** The type name used in ShardingSphere configuration. */
   public static final String TYPE = "GENE_SEGMENT";
 
-  static final String SEGMENT_STORE = "segment-store";
+  static final String SEGMENT_STORE = io.geneid.core.segment.SegmentStores.SEGMENT_STORE;
   static final String BIZ_TAG = "biz-tag";
   static final String GENE_BITS = SettingsReader.GENE_BITS;
-  static final String JDBC_URL = "jdbc-url";
-  static final String JDBC_USERNAME = "jdbc-username";
-  static final String JDBC_PASSWORD = "jdbc-password";
-  static final String JDBC_TABLE = "jdbc-table";
-  static final String JDBC_CREATE_TABLE = "jdbc-create-table";
-  static final String REDIS_URI = "redis-uri";
-  static final String REDIS_KEY_PREFIX = "redis-key-prefix";
-  static final String REDIS_ALLOW_WITHOUT_PERSISTENCE = "redis-allow-without-persistence";
+  static final String JDBC_URL = StoreKeys.JDBC_URL;
+  static final String JDBC_USERNAME = StoreKeys.JDBC_USERNAME;
+  static final String JDBC_PASSWORD = StoreKeys.JDBC_PASSWORD;
+  static final String JDBC_TABLE = StoreKeys.JDBC_TABLE;
+  static final String JDBC_CREATE_TABLE = StoreKeys.JDBC_CREATE_TABLE;
+  static final String REDIS_URI = StoreKeys.REDIS_URI;
+  static final String REDIS_KEY_PREFIX = StoreKeys.REDIS_KEY_PREFIX;
+  static final String REDIS_ALLOW_WITHOUT_PERSISTENCE = StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE;
 
   private static final List<String> GENERATOR_PROPERTIES = concat(concat(List.of(SEGMENT_STORE, BIZ_TAG),
       SegmentSettings.KEYS), List.of(SettingsReader.STRING_IDS, SettingsReader.STRING_ID_PREFIX));
@@ -160,7 +163,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     List<String> allowed = new ArrayList<>(GENERATOR_PROPERTIES);
     allowed.addAll(storeType.equals("jdbc") ? JDBC_PROPERTIES : REDIS_PROPERTIES);
     SettingsReader p = AlgorithmProps.of(TYPE, props, allowed);
-    SegmentStores.requireModule(storeType, SEGMENT_STORE);
+    SegmentStoreProvider provider = SegmentStores.provider(storeType, SEGMENT_STORE);
 
     String bizTag = null;
     if (p.has(BIZ_TAG)) {
@@ -170,14 +173,14 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
             + " characters but was '" + bizTag + "'");
       }
     }
-    Settings parsed = new Settings(store(storeType, p), bizTag, SegmentSettings.read(p), GeneIdStringFormat.from(p, null));
+    Settings parsed = new Settings(store(storeType, provider, p), bizTag, SegmentSettings.read(p), GeneIdStringFormat.from(p, null));
     if (bizTag != null) {
       checkConflict(parsed, bizTag);
     }
     this.settings = parsed;
   }
 
-  private static SegmentStores.Config store(String type, SettingsReader p) {
+  private static SegmentStores.Config store(String type, SegmentStoreProvider provider, SettingsReader p) {
     Map<String, String> props = new TreeMap<>();
     if (type.equals("jdbc")) {
       String url = p.requiredString(JDBC_URL, "a JDBC URL such as jdbc:mariadb://127.0.0.1:3306/app");
@@ -192,28 +195,26 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
       if (p.has(JDBC_PASSWORD)) {
         props.put(JDBC_PASSWORD, String.valueOf(p.raw(JDBC_PASSWORD))); // not trimmed: a password is as given
       }
-      String table = p.string(JDBC_TABLE, DEFAULT_JDBC_TABLE);
-      try {
-        SegmentStores.checkJdbcTable(table);
-      } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(TYPE + " property '" + JDBC_TABLE + "'"
-            + String.valueOf(e.getMessage()).substring("table".length()), e); // the store's one rule
-      }
-      props.put(JDBC_TABLE, table);
+      provider.check(p); // the table's one rule, named as ShardingSphere users write it
+      props.put(JDBC_TABLE, p.string(JDBC_TABLE, DEFAULT_JDBC_TABLE));
       props.put(JDBC_CREATE_TABLE, Boolean.toString(p.bool(JDBC_CREATE_TABLE, false)));
     } else {
       String uri = p.requiredString(REDIS_URI, "a Redis URI such as redis://127.0.0.1:6379/0");
+      String prefix = p.string(REDIS_KEY_PREFIX, DEFAULT_REDIS_KEY_PREFIX);
       try {
-        SegmentStores.checkRedisUri(uri);
+        provider.check(p);
       } catch (IllegalArgumentException e) {
-        throw new IllegalArgumentException(TYPE + " property '" + REDIS_URI + "' must be a Redis URI such as"
-            + " redis://127.0.0.1:6379/0 but was '" + StoreUrls.describe(uri) + "'", e);
+        if (!(e instanceof InvalidSettingException bad)
+            || !List.of(REDIS_KEY_PREFIX, REDIS_ALLOW_WITHOUT_PERSISTENCE).contains(bad.key())) {
+          throw new IllegalArgumentException(TYPE + " property '" + REDIS_URI + "' must be a Redis URI such as"
+              + " redis://127.0.0.1:6379/0 but was '" + StoreUrls.describe(uri) + "'", e);
+        }
+        if (bad.key().equals(REDIS_KEY_PREFIX) && prefix.isEmpty()) {
+          throw new IllegalArgumentException(TYPE + " property '" + REDIS_KEY_PREFIX + "' must not be empty", e);
+        }
+        throw e;
       }
       props.put(REDIS_URI, uri);
-      String prefix = p.string(REDIS_KEY_PREFIX, DEFAULT_REDIS_KEY_PREFIX);
-      if (prefix.isEmpty()) {
-        throw new IllegalArgumentException(TYPE + " property '" + REDIS_KEY_PREFIX + "' must not be empty");
-      }
       props.put(REDIS_KEY_PREFIX, prefix);
       props.put(REDIS_ALLOW_WITHOUT_PERSISTENCE, Boolean.toString(p.bool(REDIS_ALLOW_WITHOUT_PERSISTENCE, false)));
     }

@@ -4,6 +4,7 @@ import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import java.time.Duration;
 import java.util.Set;
 import java.util.regex.Pattern;
@@ -19,12 +20,12 @@ import java.util.regex.Pattern;
  */
 public final class ZookeeperWorkerIdAssignerProvider implements WorkerIdAssignerProvider {
 
-  public static final String CONNECT = "zookeeper-connect";
-  public static final String BASE_PATH = "zookeeper-base-path";
-  public static final String SESSION_TIMEOUT = "zookeeper-session-timeout";
-  public static final String CONNECTION_TIMEOUT = "zookeeper-connection-timeout";
-  public static final String USERNAME = "zookeeper-username";
-  public static final String PASSWORD = "zookeeper-password";
+  public static final String CONNECT = StoreKeys.ZOOKEEPER_CONNECT;
+  public static final String BASE_PATH = StoreKeys.ZOOKEEPER_BASE_PATH;
+  public static final String SESSION_TIMEOUT = StoreKeys.ZOOKEEPER_SESSION_TIMEOUT;
+  public static final String CONNECTION_TIMEOUT = StoreKeys.ZOOKEEPER_CONNECTION_TIMEOUT;
+  public static final String USERNAME = StoreKeys.ZOOKEEPER_USERNAME;
+  public static final String PASSWORD = StoreKeys.ZOOKEEPER_PASSWORD;
 
   private static final Pattern HOST_PORT = Pattern.compile("(\\[[0-9A-Fa-f:.]+]|[A-Za-z0-9._-]+)(:[0-9]{1,5})?");
   private static final Pattern PATH = Pattern.compile("(/[A-Za-z0-9._-]+)+");

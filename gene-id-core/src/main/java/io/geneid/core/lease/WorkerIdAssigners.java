@@ -4,13 +4,13 @@ import io.geneid.core.settings.InvalidSettingException;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.internal.ServiceProviders;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import org.jspecify.annotations.Nullable;
 
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
@@ -95,7 +95,7 @@ public final class WorkerIdAssigners {
   private static final Pattern SPACE_NAME = Pattern.compile("[A-Za-z0-9._-]{1,64}");
   /** Keys whose values are durations. */
   private static final Set<String> DURATION_KEYS = Set.of(LEASE_TTL, LEASE_RENEW_INTERVAL, LEASE_ACQUIRE_TIMEOUT,
-      CLOCK_BACKWARDS_MAX_WAIT, "redis-timeout", "jdbc-statement-timeout");
+      CLOCK_BACKWARDS_MAX_WAIT, StoreKeys.REDIS_TIMEOUT, StoreKeys.JDBC_STATEMENT_TIMEOUT);
 
   private WorkerIdAssigners() {}
 
@@ -112,23 +112,7 @@ public final class WorkerIdAssigners {
    * @throws IllegalArgumentException naming the type and the types found, and the module that brings it
    */
   public static WorkerIdAssignerProvider provider(String type) {
-    Set<String> found = new TreeSet<>();
-    List<ClassLoader> loaders = new ArrayList<>();
-    ClassLoader context = Thread.currentThread().getContextClassLoader();
-    if (context != null) {
-      loaders.add(context);
-    }
-    loaders.add(WorkerIdAssigners.class.getClassLoader());
-    for (ClassLoader loader : loaders) {
-      for (WorkerIdAssignerProvider p : ServiceLoader.load(WorkerIdAssignerProvider.class, loader)) {
-        if (p.type().equals(type)) {
-          return p;
-        }
-        found.add(p.type());
-      }
-    }
-    throw new IllegalArgumentException(WORKER_ASSIGNER + " must be one of " + found + " but was '" + type + "'"
-        + ("redis".equals(type) || "jdbc".equals(type) ? ": add io.geneid:gene-id-" + type + " to the class path" : ""));
+    return ServiceProviders.find(WorkerIdAssignerProvider.class, WorkerIdAssignerProvider::type, WORKER_ASSIGNER, type);
   }
 
   /**

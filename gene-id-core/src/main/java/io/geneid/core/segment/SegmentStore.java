@@ -5,7 +5,8 @@ import io.geneid.core.GeneIdException;
 /**
  * Where a {@link GeneSegmentGenerator} gets its values: a shared, durable counter per business tag that hands out
  * ranges ("segments"). Implementations: {@code io.geneid.jdbc.JdbcSegmentStore} (a table updated by
- * compare-and-set) and {@code io.geneid.redis.RedisSegmentStore} ({@code INCRBY}).
+ * compare-and-set) and {@code io.geneid.redis.RedisSegmentStore} ({@code INCRBY}); from properties, through their
+ * {@link SegmentStoreProvider} ({@link SegmentStores#provider(String)}).
  *
  * <h2>Contract</h2>
  * <ul>

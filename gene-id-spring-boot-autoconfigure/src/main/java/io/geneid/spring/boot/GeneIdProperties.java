@@ -7,6 +7,7 @@ import io.geneid.core.internal.StoreUrls;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
+import io.geneid.core.settings.StoreKeys;
 import io.geneid.core.snowflake.ClockBackwardsPolicy;
 import io.geneid.core.GeneClock;
 import io.geneid.core.snowflake.GeneSnowflakeGenerator;
@@ -320,30 +321,30 @@ public record GeneIdProperties(
       putIf(p, WorkerIdAssigners.LEASE_OWNER, lease.owner);
     }
     if (workerAssigner == WorkerAssigner.REDIS) {
-      putIf(p, "redis-uri", redis.uri);
-      putIf(p, "redis-key-prefix", redis.leaseKeyPrefix);
-      putIf(p, "redis-timeout", redis.timeout);
+      putIf(p, StoreKeys.REDIS_URI, redis.uri);
+      putIf(p, StoreKeys.REDIS_KEY_PREFIX, redis.leaseKeyPrefix);
+      putIf(p, StoreKeys.REDIS_TIMEOUT, redis.timeout);
     } else if (workerAssigner == WorkerAssigner.JDBC) {
       if (includeJdbcConnection) {
-        putIf(p, "jdbc-url", jdbc.url);
-        putIf(p, "jdbc-username", jdbc.username);
-        putIf(p, "jdbc-password", jdbc.password);
+        putIf(p, StoreKeys.JDBC_URL, jdbc.url);
+        putIf(p, StoreKeys.JDBC_USERNAME, jdbc.username);
+        putIf(p, StoreKeys.JDBC_PASSWORD, jdbc.password);
       }
-      putIf(p, "jdbc-table", jdbc.leaseTable);
-      putIf(p, "jdbc-create-table", jdbc.createTables ? Boolean.TRUE : null);
+      putIf(p, StoreKeys.JDBC_TABLE, jdbc.leaseTable);
+      putIf(p, StoreKeys.JDBC_CREATE_TABLE, jdbc.createTables ? Boolean.TRUE : null);
     } else if (workerAssigner == WorkerAssigner.ZOOKEEPER) {
-      putIf(p, "zookeeper-connect", zookeeper.connect);
-      putIf(p, "zookeeper-base-path", zookeeper.basePath);
-      putIf(p, "zookeeper-session-timeout", zookeeper.sessionTimeout);
-      putIf(p, "zookeeper-connection-timeout", zookeeper.connectionTimeout);
-      putIf(p, "zookeeper-username", zookeeper.username);
-      putIf(p, "zookeeper-password", zookeeper.password);
+      putIf(p, StoreKeys.ZOOKEEPER_CONNECT, zookeeper.connect);
+      putIf(p, StoreKeys.ZOOKEEPER_BASE_PATH, zookeeper.basePath);
+      putIf(p, StoreKeys.ZOOKEEPER_SESSION_TIMEOUT, zookeeper.sessionTimeout);
+      putIf(p, StoreKeys.ZOOKEEPER_CONNECTION_TIMEOUT, zookeeper.connectionTimeout);
+      putIf(p, StoreKeys.ZOOKEEPER_USERNAME, zookeeper.username);
+      putIf(p, StoreKeys.ZOOKEEPER_PASSWORD, zookeeper.password);
     } else if (workerAssigner == WorkerAssigner.ETCD) {
-      putIf(p, "etcd-endpoints", etcd.endpoints);
-      putIf(p, "etcd-key-prefix", etcd.keyPrefix);
-      putIf(p, "etcd-timeout", etcd.timeout);
-      putIf(p, "etcd-username", etcd.username);
-      putIf(p, "etcd-password", etcd.password);
+      putIf(p, StoreKeys.ETCD_ENDPOINTS, etcd.endpoints);
+      putIf(p, StoreKeys.ETCD_KEY_PREFIX, etcd.keyPrefix);
+      putIf(p, StoreKeys.ETCD_TIMEOUT, etcd.timeout);
+      putIf(p, StoreKeys.ETCD_USERNAME, etcd.username);
+      putIf(p, StoreKeys.ETCD_PASSWORD, etcd.password);
     }
     return SettingsReader.of(p).named(GeneIdProperties::propertyOf);
   }
@@ -457,27 +458,27 @@ public record GeneIdProperties(
   private static Map<String, String> propertyNames() {
     Map<String, String> m = new LinkedHashMap<>();
     m.put(WorkerIdAssigners.SPACE, "lease.space");
-    m.put("worker-id-min", "lease.worker-id-min");
-    m.put("worker-id-max", "lease.worker-id-max");
-    m.put("lease-ttl", "lease.ttl");
-    m.put("lease-renew-interval", "lease.renew-interval");
+    m.put(WorkerIdAssigners.WORKER_ID_MIN, "lease.worker-id-min");
+    m.put(WorkerIdAssigners.WORKER_ID_MAX, "lease.worker-id-max");
+    m.put(WorkerIdAssigners.LEASE_TTL, "lease.ttl");
+    m.put(WorkerIdAssigners.LEASE_RENEW_INTERVAL, "lease.renew-interval");
     m.put("renewInterval", "lease.renew-interval");
-    m.put("lease-acquire-timeout", "lease.acquire-timeout");
-    m.put("lease-owner", "lease.owner");
-    m.put("redis-uri", "redis.uri");
+    m.put(WorkerIdAssigners.LEASE_ACQUIRE_TIMEOUT, "lease.acquire-timeout");
+    m.put(WorkerIdAssigners.LEASE_OWNER, "lease.owner");
+    m.put(StoreKeys.REDIS_URI, "redis.uri");
     m.put("redisUri", "redis.uri");
-    m.put("redis-key-prefix", "redis.lease-key-prefix");
-    m.put("redis-timeout", "redis.timeout");
-    m.put("jdbc-url", "jdbc.url");
-    m.put("jdbc-username", "jdbc.username");
-    m.put("jdbc-password", "jdbc.password");
-    m.put("jdbc-table", "jdbc.lease-table");
-    m.put("jdbc-create-table", "jdbc.create-tables");
-    for (String k : List.of("connect", "base-path", "session-timeout", "connection-timeout", "username", "password")) {
-      m.put("zookeeper-" + k, "zookeeper." + k);
-    }
-    for (String k : List.of("endpoints", "key-prefix", "timeout", "username", "password")) {
-      m.put("etcd-" + k, "etcd." + k);
+    m.put(StoreKeys.REDIS_KEY_PREFIX, "redis.lease-key-prefix");
+    m.put(StoreKeys.REDIS_TIMEOUT, "redis.timeout");
+    m.put(StoreKeys.JDBC_URL, "jdbc.url");
+    m.put(StoreKeys.JDBC_USERNAME, "jdbc.username");
+    m.put(StoreKeys.JDBC_PASSWORD, "jdbc.password");
+    m.put(StoreKeys.JDBC_TABLE, "jdbc.lease-table");
+    m.put(StoreKeys.JDBC_CREATE_TABLE, "jdbc.create-tables");
+    for (String k : List.of(StoreKeys.ZOOKEEPER_CONNECT, StoreKeys.ZOOKEEPER_BASE_PATH,
+        StoreKeys.ZOOKEEPER_SESSION_TIMEOUT, StoreKeys.ZOOKEEPER_CONNECTION_TIMEOUT, StoreKeys.ZOOKEEPER_USERNAME,
+        StoreKeys.ZOOKEEPER_PASSWORD, StoreKeys.ETCD_ENDPOINTS, StoreKeys.ETCD_KEY_PREFIX, StoreKeys.ETCD_TIMEOUT,
+        StoreKeys.ETCD_USERNAME, StoreKeys.ETCD_PASSWORD)) {
+      m.put(k, k.replaceFirst("-", ".")); // zookeeper-base-path: zookeeper.base-path
     }
     m.put("workerId", WORKER_ID);
     m.put("maxBorrowMillis", SettingsReader.MAX_BORROW_MILLIS);

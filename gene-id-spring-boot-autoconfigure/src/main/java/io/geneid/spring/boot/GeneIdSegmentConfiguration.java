@@ -7,6 +7,8 @@ import io.geneid.core.segment.SegmentSettings;
 import io.geneid.core.settings.SettingsReader;
 import java.util.HashMap;
 import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.segment.SegmentStores;
+import io.geneid.core.settings.StoreKeys;
 import io.geneid.spring.boot.GeneIdProperties.Segment;
 import io.geneid.spring.boot.GeneIdProperties.SegmentStoreType;
 import io.geneid.spring.boot.GeneIdProperties.TagSettings;
@@ -35,9 +37,10 @@ class GeneIdSegmentConfiguration {
   private static final Logger LOG = LoggerFactory.getLogger(GeneIdSegmentConfiguration.class);
   private static final String SEGMENT = GeneIdProperties.PREFIX + ".segment";
   private static final String SEGMENT_TABLE = GeneIdProperties.PREFIX + ".jdbc.segment-table";
-  /** The Redis segment store builder's fields and the properties under {@code gene-id.} that set them. */
-  private static final Map<String, String> REDIS_SEGMENT_NAMES = Map.of("redisUri", "redis.uri", "commandTimeout",
-      "redis.timeout", "keyPrefix", "redis.segment-key-prefix");
+  /** The Redis segment store provider's keys and the properties under {@code gene-id.} that set them. */
+  private static final Map<String, String> REDIS_SEGMENT_NAMES = Map.of(StoreKeys.REDIS_URI, "redis.uri",
+      StoreKeys.REDIS_TIMEOUT, "redis.timeout", StoreKeys.REDIS_KEY_PREFIX, "redis.segment-key-prefix",
+      StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE, "redis.segment-allow-without-persistence");
   private static final Duration DEFAULT_REDIS_TIMEOUT = Duration.ofSeconds(2);
 
   /**
@@ -87,8 +90,10 @@ class GeneIdSegmentConfiguration {
               + ".redis.uri, e.g. redis://127.0.0.1:6379/0");
         }
         Duration timeout = redis.timeout() != null ? redis.timeout() : DEFAULT_REDIS_TIMEOUT;
-        store = GeneIdProperties.named(() -> RedisSupport.segmentStore(uri, redis.segmentKeyPrefix(), timeout,
-                redis.segmentAllowWithoutPersistence()),
+        Map<String, Object> settings = Map.of(StoreKeys.REDIS_URI, uri, StoreKeys.REDIS_KEY_PREFIX,
+            redis.segmentKeyPrefix(), StoreKeys.REDIS_TIMEOUT, timeout, StoreKeys.REDIS_ALLOW_WITHOUT_PERSISTENCE,
+            redis.segmentAllowWithoutPersistence());
+        store = GeneIdProperties.named(() -> SegmentStores.provider("redis").create(SettingsReader.of(settings)),
             key -> GeneIdProperties.propertyOf(REDIS_SEGMENT_NAMES.getOrDefault(key, key)));
         owned.add((AutoCloseable) store); // RedisSegmentStore owns its client
       }

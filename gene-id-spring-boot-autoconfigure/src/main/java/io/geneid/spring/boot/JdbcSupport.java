@@ -7,11 +7,14 @@ import io.geneid.core.segment.SegmentStore;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.jdbc.JdbcSegmentStore;
 import io.geneid.jdbc.JdbcWorkerIdAssigner;
-import io.geneid.jdbc.JdbcWorkerIdAssignerProvider;
+import io.geneid.core.settings.StoreKeys;
 import io.geneid.core.settings.SettingsReader;
 import javax.sql.DataSource;
 
-/** Everything that touches gene-id-jdbc classes; loaded only when gene-id-jdbc is on the class path. */
+/**
+ * Everything that touches gene-id-jdbc classes; loaded only when gene-id-jdbc is on the class path. These stores
+ * take the application's {@link DataSource} bean, which no store provider can receive through properties.
+ */
 final class JdbcSupport {
 
   /** The lease table when {@code gene-id.jdbc.lease-table} is not set (a constant: reading it loads no class). */
@@ -24,7 +27,7 @@ final class JdbcSupport {
     SettingsReader props = properties.settings(false);
     JdbcWorkerIdAssigner assigner = JdbcWorkerIdAssigner.builder()
         .dataSource(dataSource)
-        .table(props.string(JdbcWorkerIdAssignerProvider.JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
+        .table(props.string(StoreKeys.JDBC_TABLE, JdbcWorkerIdAssigner.DEFAULT_TABLE))
         .createTable(properties.jdbc().createTables())
         .leaseSettings(WorkerIdAssigners.leaseSettings(props))
         .build();
