@@ -12,7 +12,7 @@ final class RedisStoreSettings {
   /** {@code redis-uri}: present and parseable (no connection is made). */
   static String uri(SettingsReader props) {
     String uri = props.requiredString(StoreKeys.REDIS_URI, "a Redis URI such as redis://127.0.0.1:6379/0");
-    RedisConnections.parse(props.nameOf(StoreKeys.REDIS_URI), uri);
+    props.checked(() -> RedisConnections.parse(StoreKeys.REDIS_URI, uri));
     return uri;
   }
 

@@ -36,7 +36,7 @@ public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProv
   public WorkerIdAssigner create(SettingsReader props) {
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
     String uri = uri(props);
-    RedisConnections.parse(props.nameOf(REDIS_URI), uri); // a bad URI is named by its key, before any connection
+    props.checked(() -> RedisConnections.parse(REDIS_URI, uri)); // a bad URI is named by its key, before connecting
     RedisWorkerIdAssigner.Builder b = RedisWorkerIdAssigner.builder()
         .redisUri(uri)
         .keyPrefix(props.string(REDIS_KEY_PREFIX, RedisWorkerIdAssigner.DEFAULT_KEY_PREFIX))
@@ -51,7 +51,7 @@ public final class RedisWorkerIdAssignerProvider implements WorkerIdAssignerProv
   @Override
   public void check(SettingsReader props) {
     WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
-    RedisConnections.parse(props.nameOf(REDIS_URI), uri(props));
+    props.checked(() -> RedisConnections.parse(REDIS_URI, uri(props)));
     timeout(props, s);
   }
 

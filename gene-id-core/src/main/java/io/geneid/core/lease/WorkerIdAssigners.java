@@ -157,7 +157,7 @@ public final class WorkerIdAssigners {
   public static LeaseSettings leaseSettings(SettingsReader props) {
     Duration ttl = props.duration(LEASE_TTL, MIN_TTL, MAX_TTL, DEFAULT_TTL);
     return new LeaseSettings(
-        checkSpace(props.nameOf(SPACE), props.string(SPACE, DEFAULT_SPACE)),
+        props.checked(() -> checkSpace(SPACE, props.string(SPACE, DEFAULT_SPACE))),
         props.longValue(WORKER_ID_MIN, 0, Integer.MAX_VALUE, 0),
         props.longValue(WORKER_ID_MAX, 0, Integer.MAX_VALUE, Integer.MAX_VALUE),
         ttl,

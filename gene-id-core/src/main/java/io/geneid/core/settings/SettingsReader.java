@@ -16,6 +16,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.TreeSet;
+import java.util.function.Supplier;
 import java.util.function.UnaryOperator;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
@@ -119,6 +120,18 @@ public final class SettingsReader {
   public InvalidSettingException named(InvalidSettingException e) {
     return e.namedAll(keys -> keys.size() == 1 ? nameOf(keys.get(0))
         : (owner.isEmpty() ? "" : owner + " properties ") + String.join(" + ", keys.stream().map(nameOf).toList()));
+  }
+
+  /**
+   * Runs a check of one of this reader's values that throws an {@link InvalidSettingException} keyed by the setting
+   * key, and names that key as this reader does.
+   */
+  public <T> T checked(Supplier<T> check) {
+    try {
+      return check.get();
+    } catch (InvalidSettingException e) {
+      throw named(e);
+    }
   }
 
   private InvalidSettingException bad(String key, @Nullable String value, String rule) {

@@ -494,7 +494,7 @@ public record GeneIdProperties(
   /**
    * Runs a step of the core, turning an {@link InvalidSettingException} (which carries the core's key: a setting
    * such as {@code lease-ttl} or a builder's field such as {@code renewInterval}) into one naming the
-   * {@code gene-id.*} property that sets it.
+   * {@code gene-id.*} property that sets it; another bad argument keeps its message (a reader named its keys).
    */
   static <T> T named(Step<T> step) {
     return named(step, GeneIdProperties::propertyOf);
@@ -506,6 +506,10 @@ public record GeneIdProperties(
       return step.run();
     } catch (InvalidSettingException e) {
       throw new InvalidGeneIdPropertyException(e.named(propertyOf).getMessage(), e);
+    } catch (InvalidGeneIdPropertyException e) {
+      throw e;
+    } catch (IllegalArgumentException e) { // a reader's message, whose keys the reader named already
+      throw new InvalidGeneIdPropertyException(String.valueOf(e.getMessage()), e);
     }
   }
 
