@@ -8,7 +8,6 @@ import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import java.util.List;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.slf4j.LoggerFactory;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
@@ -22,7 +21,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
  */
 class GeneBitsAgainstShardingTest {
 
-  private static final AtomicLong WORKER = new AtomicLong(150);
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(BootLine.dataSourceAutoConfiguration(), GeneIdAutoConfiguration.class,
@@ -32,7 +30,7 @@ class GeneBitsAgainstShardingTest {
 
   @Test
   void myBatisPlusIdsWithOtherGeneBitsStopTheStartUpNamingBothValues() {
-    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(), "gene-id.gene-bits=4",
+    runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next(), "gene-id.gene-bits=4",
         "gene-id.timestamp-bits=43").run(context -> {
           FailureAnalysis analysis = new InvalidGeneIdPropertyFailureAnalyzer()
               .analyze(StartupFailures.invalidProperty(context));
@@ -59,7 +57,7 @@ class GeneBitsAgainstShardingTest {
     events.start();
     logger.addAppender(events);
     try {
-      runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement()).run(context -> {
+      runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next()).run(context -> {
         assertThat(context).hasNotFailed().hasSingleBean(GeneIdentifierGenerator.class);
         List<String> info = events.list.stream().filter(e -> e.getLevel() == Level.INFO)
             .map(ILoggingEvent::getFormattedMessage).toList();

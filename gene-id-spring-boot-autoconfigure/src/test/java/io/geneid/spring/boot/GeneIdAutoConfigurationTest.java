@@ -19,7 +19,6 @@ import io.geneid.mybatis.GeneIdentifierGenerator;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.AtomicLong;
 import org.apache.ibatis.session.SqlSessionFactory;
 import java.util.List;
 import java.util.Map;
@@ -40,14 +39,13 @@ import org.springframework.context.annotation.Primary;
  */
 class GeneIdAutoConfigurationTest {
 
-  private static final AtomicLong NEXT_WORKER = new AtomicLong(100);
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class,
           GeneIdMybatisPlusAutoConfiguration.class));
 
   private static long worker() {
-    return NEXT_WORKER.getAndIncrement();
+    return TestWorkerIds.next();
   }
 
 

@@ -1,12 +1,13 @@
 package io.geneid.spring.boot.sharding;
 
+import io.geneid.spring.boot.TestWorkerIds;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.spring.boot.BootLine;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
 import io.geneid.spring.boot.GeneIdShardingCheckAutoConfiguration;
 import io.geneid.spring.boot.InvalidGeneIdPropertyException;
-import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.test.context.runner.ApplicationContextRunner;
@@ -14,7 +15,6 @@ import org.springframework.boot.test.context.runner.ApplicationContextRunner;
 /** The starter checks ShardingSphere data sources at start-up: no call from the application is needed. */
 class GeneIdShardingCheckTest {
 
-  private static final AtomicLong WORKER = new AtomicLong(170);
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(BootLine.dataSourceAutoConfiguration(), GeneIdAutoConfiguration.class,
@@ -23,7 +23,7 @@ class GeneIdShardingCheckTest {
 
   @Test
   void aDiagonalConfigurationStopsTheStartUp() {
-    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(),
+    runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next(),
         "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding-diagonal.yaml").run(context -> {
           assertThat(context).hasFailed();
           assertThat(context.getStartupFailure()).isInstanceOf(InvalidGeneIdPropertyException.class)
@@ -35,10 +35,10 @@ class GeneIdShardingCheckTest {
 
   @Test
   void theCheckCanBeTurnedOffAndASoundConfigurationPasses() {
-    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(), "gene-id.sharding-check=false",
+    runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next(), "gene-id.sharding-check=false",
         "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding-diagonal.yaml")
         .run(context -> assertThat(context).hasNotFailed());
-    runner.withPropertyValues("gene-id.worker-id=" + WORKER.getAndIncrement(),
+    runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next(),
         "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding.yaml")
         .run(context -> assertThat(context).hasNotFailed());
   }

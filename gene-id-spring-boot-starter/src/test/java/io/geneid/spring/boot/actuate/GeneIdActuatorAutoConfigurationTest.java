@@ -1,5 +1,7 @@
 package io.geneid.spring.boot.actuate;
 
+import io.geneid.spring.boot.TestWorkerIds;
+
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -17,7 +19,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.Map;
-import java.util.concurrent.atomic.AtomicLong;
 import org.jspecify.annotations.Nullable;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.ExtendWith;
@@ -46,7 +47,6 @@ import org.springframework.context.annotation.Configuration;
  */
 class GeneIdActuatorAutoConfigurationTest {
 
-  private static final AtomicLong NEXT_WORKER = new AtomicLong(200);
   private static final String EXPOSE = "management.endpoints.web.exposure.include=health,geneid";
 
   @TempDir Path dir;
@@ -56,7 +56,7 @@ class GeneIdActuatorAutoConfigurationTest {
           GeneIdHealthAutoConfiguration.class, EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class));
 
   private static String worker() {
-    return "gene-id.worker-id=" + NEXT_WORKER.getAndIncrement();
+    return "gene-id.worker-id=" + TestWorkerIds.next();
   }
 
   // ---------------------------------------------------------------- endpoint
@@ -188,7 +188,7 @@ class GeneIdActuatorAutoConfigurationTest {
   @Test
   void aLeaseWithLessTimeLeftThanTheThresholdIsDown() {
     ApplicationContextRunner leased = runner.withUserConfiguration(StaticLease.class)
-        .withPropertyValues("test.worker=" + NEXT_WORKER.getAndIncrement(), "test.mark=" + dir.resolve("w.mark"));
+        .withPropertyValues("test.worker=" + TestWorkerIds.next(), "test.mark=" + dir.resolve("w.mark"));
     leased.run(context -> {
       assertThat(context).doesNotHaveBean(GeneSnowflakeGenerator.class);
       Health health = context.getBean(GeneIdHealthIndicator.class).health();
@@ -236,7 +236,7 @@ class GeneIdActuatorAutoConfigurationTest {
     runner.withConfiguration(AutoConfigurations.of(MetricsAutoConfiguration.class,
             CompositeMeterRegistryAutoConfiguration.class, SimpleMetricsExportAutoConfiguration.class))
         .withUserConfiguration(StaticLease.class)
-        .withPropertyValues("test.worker=" + NEXT_WORKER.getAndIncrement(), "test.mark=" + dir.resolve("m.mark"))
+        .withPropertyValues("test.worker=" + TestWorkerIds.next(), "test.mark=" + dir.resolve("m.mark"))
         .run(context -> {
           LeasedGeneGenerator generator = context.getBean(LeasedGeneGenerator.class);
           generator.nextId();
