@@ -210,7 +210,7 @@ class GeneSnowflakeKeyGenerateAlgorithmTest {
         .hasMessage("GENE_SNOWFLAKE: worker-assigner must be one of [jdbc, redis, static] but was 'zookeeper'");
     assertThatThrownBy(() -> algorithm("worker-assigner", "redis", "redis-uri", NOWHERE, "worker-bits", 4,
         "timestamp-bits", 45, "worker-id-min", 16))
-        .hasMessage("GENE_SNOWFLAKE: worker-id-min of space 'default' must be in [0, 15] (the layout's worker ids)"
-            + " but was 16");
+        .hasMessage("GENE_SNOWFLAKE property 'worker-id-min' must be in [0, 15] (the layout's worker ids; space"
+            + " 'default') but was 16");
   }
 }

@@ -1,5 +1,7 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.settings.InvalidSettingException;
+
 import io.geneid.core.internal.Checks;
 import java.time.Duration;
 import java.util.Objects;
@@ -33,10 +35,11 @@ public abstract class LeaseAssignerBuilder<B extends LeaseAssignerBuilder<B>> {
   /** The worker ids of this pool, e.g. one datacenter's sub-range. Default: all ids of the layout. */
   public B workerIds(long min, long max) {
     if (min < 0) {
-      throw new IllegalArgumentException("worker-id-min must be at least 0 but was " + min);
+      throw new InvalidSettingException(WorkerIdAssigners.WORKER_ID_MIN, Long.toString(min), "at least 0");
     }
     if (max < min) {
-      throw new IllegalArgumentException("worker-id-max must be at least worker-id-min (" + min + ") but was " + max);
+      throw new InvalidSettingException(WorkerIdAssigners.WORKER_ID_MAX, Long.toString(max), "at least {"
+          + WorkerIdAssigners.WORKER_ID_MIN + "} (" + min + ")");
     }
     this.minWorkerId = min;
     this.maxWorkerId = max;

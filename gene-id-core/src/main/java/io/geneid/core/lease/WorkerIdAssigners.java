@@ -201,13 +201,13 @@ public final class WorkerIdAssigners {
    */
   public static long[] poolRange(String space, long min, long max, long layoutMaxWorkerId) {
     if (min > layoutMaxWorkerId) {
-      throw new IllegalArgumentException("worker-id-min of space '" + space + "' must be in [0, " + layoutMaxWorkerId
-          + "] (the layout's worker ids) but was " + min);
+      throw new InvalidSettingException(WORKER_ID_MIN, Long.toString(min), "in [0, " + layoutMaxWorkerId
+          + "] (the layout's worker ids; space '" + space + "')");
     }
     long top = Math.min(max, layoutMaxWorkerId);
     if (top < min) {
-      throw new IllegalArgumentException("worker-id-max of space '" + space + "' must not be below worker-id-min "
-          + min + " but was " + max);
+      throw new InvalidSettingException(WORKER_ID_MAX, Long.toString(max), "at least {" + WORKER_ID_MIN + "} (" + min
+          + "; space '" + space + "')");
     }
     return new long[] {min, top};
   }

@@ -119,7 +119,8 @@ public final class SettingsReader {
   /** {@code e} naming its keys as this reader does ({@link #nameOf(String)}). */
   public InvalidSettingException named(InvalidSettingException e) {
     return e.namedAll(keys -> keys.size() == 1 ? nameOf(keys.get(0))
-        : (owner.isEmpty() ? "" : owner + " properties ") + String.join(" + ", keys.stream().map(nameOf).toList()));
+        : (owner.isEmpty() ? "" : owner + " properties ") + String.join(" + ", keys.stream().map(nameOf).toList()),
+        nameOf);
   }
 
   /**

@@ -7,6 +7,7 @@ import io.geneid.core.lease.WorkerIdAssigner;
 import io.geneid.core.lease.WorkerIdAssignerProvider;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerIdExhaustedException;
+import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
 import java.time.Duration;
 import java.util.Map;
@@ -94,7 +95,8 @@ public final class LeasedGenerators {
       ttl = props.duration(WorkerIdAssigners.LEASE_TTL, WorkerIdAssigners.MIN_TTL, WorkerIdAssigners.MAX_TTL, StaticWorkerIdAssigner.DEFAULT_TTL);
     } else {
       WorkerIdAssigners.LeaseSettings s = WorkerIdAssigners.leaseSettings(props);
-      WorkerIdAssigners.poolRange(s.space(), s.minWorkerId(), s.maxWorkerId(), layout.maxWorkerId());
+      props.checked(() -> WorkerIdAssigners.poolRange(s.space(), s.minWorkerId(), s.maxWorkerId(),
+          layout.maxWorkerId()));
       ttl = s.ttl();
     }
     renewInterval(props, ttl);
@@ -109,8 +111,8 @@ public final class LeasedGenerators {
     }
     Duration renew = props.duration(WorkerIdAssigners.LEASE_RENEW_INTERVAL, Duration.ZERO);
     if (renew.compareTo(ttl) >= 0 || renew.toMillis() < 10) {
-      throw new IllegalArgumentException(props.nameOf(WorkerIdAssigners.LEASE_RENEW_INTERVAL) + " must be in [10ms, " + ttl.toMillis()
-          + "ms) (below " + WorkerIdAssigners.LEASE_TTL + ") but was " + renew.toMillis() + "ms");
+      throw props.named(new InvalidSettingException(WorkerIdAssigners.LEASE_RENEW_INTERVAL, renew.toMillis() + "ms",
+          "in [10ms, " + ttl.toMillis() + "ms) (below {" + WorkerIdAssigners.LEASE_TTL + "})"));
     }
     return renew;
   }

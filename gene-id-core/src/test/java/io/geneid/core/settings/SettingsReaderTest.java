@@ -106,4 +106,14 @@ class SettingsReaderTest {
     assertThat(e.value()).startsWith("35 (from epoch");
     assertThat(e.getMessage()).startsWith("GENE_SNOWFLAKE property 'timestamp-bits' must be enough");
   }
+
+  @Test
+  void aRuleNamesTheOtherKeysItMentionsAsTheMessageNamesItsKey() {
+    InvalidSettingException e = new InvalidSettingException("worker-id-max", "3", "at least {worker-id-min} (9)");
+    assertThat(e).hasMessage("worker-id-max must be at least worker-id-min (9) but was 3");
+    assertThat(e.named(k -> "gene-id.lease." + k))
+        .hasMessage("gene-id.lease.worker-id-max must be at least gene-id.lease.worker-id-min (9) but was 3");
+    assertThat(new InvalidSettingException("key-prefix", "''", "non-empty and free of { }").named(k -> "x." + k))
+        .hasMessage("x.key-prefix must be non-empty and free of { } but was ''");
+  }
 }

@@ -187,7 +187,7 @@ class GeneIdLeaseTest {
     withUri.withPropertyValues("gene-id.gene-bits=17")
         .run(failsWith("gene-id.gene-bits must be in [0, 16] but was 17"));
     withUri.withPropertyValues("gene-id.lease.worker-id-min=300").run(failsWith(
-        "gene-id.lease.worker-id-min of space '" + space + "' must be in [0, 255] (the layout's worker ids) but was"
+        "gene-id.lease.worker-id-min must be in [0, 255] (the layout's worker ids; space '" + space + "') but was"
             + " 300"));
     withUri.withPropertyValues("gene-id.lease.worker-id-min=9", "gene-id.lease.worker-id-max=3").run(failsWith(
         "gene-id.lease.worker-id-max must be at least gene-id.lease.worker-id-min (9) but was 3"));
