@@ -90,7 +90,8 @@ class LeaseLoopTest {
   void aPoolAboveTheLayoutIsRefusedBeforeAnyStoreCall() {
     assertThatThrownBy(() -> loop(Duration.ZERO).acquire(3, Duration.ZERO, (lo, hi, slack) -> {
       throw new AssertionError("no store call");
-    })).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("worker-id-min of space 'orders'");
+    })).isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("worker-id-min must be in [0, 3] (the layout's worker ids; space 'orders')");
   }
 
   @Test
