@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Test;
  * code, then asks the server for ids with a parent's gene and checks the gene and the route. Needs
  * {@code python3} on the PATH: without it this test fails, it never skips. Profile {@code services} (CI).
  */
-class PythonClientCheckIT {
+class PythonClientCheckTest {
 
   private static final Path CHECK = Path.of("..", "examples", "python-client", "check.py");
 
