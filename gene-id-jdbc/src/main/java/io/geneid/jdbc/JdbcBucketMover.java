@@ -228,14 +228,95 @@ public final class JdbcBucketMover {
     return physical + "_gid_aside";
   }
 
-  /** Creates, if missing, the staging table at the destination and the side table at the source, like the table. */
+  /**
+   * Creates the staging table at the destination and the side table at the source with the columns the table has
+   * now (those a row can be written with: generated columns are left out, the database computes them again). One
+   * that exists with other columns (the table changed since an earlier move) is made again when it is empty, and
+   * refused, naming both column lists, while it still holds rows: run {@code cleanup} first.
+   */
   private void createSideTables(BucketMove move) {
     for (Table table : tables) {
       String physical = table.physicalTable().apply(move.bucket());
-      update(target(move.to()), "CREATE TABLE IF NOT EXISTS " + stagingTable(physical) + " AS SELECT * FROM "
-          + physical + " WHERE 1 = 0");
-      update(target(move.from()), "CREATE TABLE IF NOT EXISTS " + asideTable(physical) + " AS SELECT * FROM "
-          + physical + " WHERE 1 = 0");
+      Columns columns = columns(move.from(), physical);
+      Columns there = columns(move.to(), physical);
+      if (!there.names().equals(columns.names())) {
+        throw new GeneIdException(physical + " has the columns " + columns.names() + " on target " + move.from()
+            + " but " + there.names() + " on target " + move.to() + ": give both the same columns, in the same order,"
+            + " before moving bucket " + move.bucket() + "; nothing was frozen");
+      }
+      sideTable(move.to(), physical, stagingTable(physical), columns);
+      sideTable(move.from(), physical, asideTable(physical), columns);
+    }
+  }
+
+  private void sideTable(int target, String physical, String side, Columns columns) {
+    DataSource ds = target(target);
+    if (exists(ds, side)) {
+      Columns present = columns(target, side);
+      if (present.names().equals(columns.names())) {
+        return;
+      }
+      long rows = count(ds, "SELECT COUNT(*) FROM " + side);
+      if (rows > 0) {
+        throw new GeneIdException(side + " on target " + target + " has the columns " + present.names() + " but "
+            + physical + " now has " + columns.names() + ", and it still holds " + rows + " rows of an earlier move;"
+            + " run `gene-id reshard cleanup` (JdbcBucketMover.cleanup) first, then move again; nothing was frozen");
+      }
+      update(ds, "DROP TABLE " + side);
+    }
+    update(ds, "CREATE TABLE " + side + " AS SELECT " + columns.list() + " FROM " + physical + " WHERE 1 = 0");
+  }
+
+  /**
+   * The columns of a table a copy writes, in table order: every column but the generated ones; {@code overriding}
+   * when one of them is an identity column {@code GENERATED ALWAYS} (PostgreSQL, H2), whose value an INSERT may
+   * give only with {@code OVERRIDING SYSTEM VALUE}.
+   */
+  record Columns(List<String> names, boolean overriding) {
+    String list() {
+      return String.join(", ", names);
+    }
+
+    String insertInto(String table) {
+      return "INSERT INTO " + table + " (" + list() + ")" + (overriding ? " OVERRIDING SYSTEM VALUE" : "");
+    }
+  }
+
+  private Columns columns(int target, String physical) {
+    try (Connection c = target(target).getConnection()) {
+      DatabaseMetaData md = c.getMetaData();
+      for (String name : new LinkedHashSet<>(List.of(physical, physical.toUpperCase(Locale.ROOT),
+          physical.toLowerCase(Locale.ROOT)))) {
+        List<String> names = new ArrayList<>();
+        try (ResultSet rs = md.getColumns(c.getCatalog(), c.getSchema(), name, null)) {
+          TreeMap<Integer, String> ordered = new TreeMap<>();
+          while (rs.next()) {
+            if (!"YES".equalsIgnoreCase(rs.getString("IS_GENERATEDCOLUMN"))) {
+              ordered.put(rs.getInt("ORDINAL_POSITION"), rs.getString("COLUMN_NAME"));
+            }
+          }
+          names.addAll(ordered.values());
+        }
+        if (names.isEmpty()) {
+          continue;
+        }
+        boolean always = false;
+        if (BucketFence.Kind.of(c) != BucketFence.Kind.MYSQL) {
+          try (PreparedStatement ps = c.prepareStatement("SELECT COUNT(*) FROM information_schema.columns"
+              + " WHERE table_schema = ? AND table_name = ? AND identity_generation = 'ALWAYS'")) {
+            ps.setString(1, c.getSchema());
+            ps.setString(2, name);
+            try (ResultSet rs = ps.executeQuery()) {
+              always = rs.next() && rs.getLong(1) > 0;
+            }
+          }
+        }
+        return new Columns(List.copyOf(names), always);
+      }
+      throw new GeneIdException("no table " + physical + " on target " + target);
+    } catch (SQLException e) {
+      throw new GeneIdException("reading the columns of " + physical + " on target " + target + " failed: "
+          + e.getMessage(), e);
     }
   }
 
@@ -275,8 +356,10 @@ public final class JdbcBucketMover {
         for (Table table : tables) {
           String physical = table.physicalTable().apply(move.bucket());
           String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
+          Columns columns = columns(move.to(), physical);
           st.executeUpdate("DELETE FROM " + physical + where);
-          int in = st.executeUpdate("INSERT INTO " + physical + " SELECT * FROM " + stagingTable(physical) + where);
+          int in = st.executeUpdate(columns.insertInto(physical) + " SELECT " + columns.list() + " FROM "
+              + stagingTable(physical) + where);
           int out = st.executeUpdate("DELETE FROM " + stagingTable(physical) + where);
           if (in != out) {
             throw new SQLException("published " + in + " rows of " + physical + " but staged " + out);
@@ -302,7 +385,9 @@ public final class JdbcBucketMover {
         for (Table table : tables) {
           String physical = table.physicalTable().apply(move.bucket());
           String where = " WHERE " + geneSql(table.keyColumn(), bucketCount) + " = " + move.bucket();
-          st.executeUpdate("INSERT INTO " + asideTable(physical) + " SELECT * FROM " + physical + where);
+          Columns columns = columns(move.from(), asideTable(physical));
+          st.executeUpdate(columns.insertInto(asideTable(physical)) + " SELECT " + columns.list() + " FROM " + physical
+              + where);
           rows += st.executeUpdate("DELETE FROM " + physical + where);
         }
         return rows;
@@ -320,19 +405,27 @@ public final class JdbcBucketMover {
     T run(Statement statement) throws SQLException;
   }
 
-  /** Runs {@code work} in one transaction on {@code ds}: committed if it returns, rolled back if it throws. */
+  /**
+   * Runs {@code work} in one transaction on {@code ds}, as the mover (its writes pass the fence): committed if it
+   * returns, rolled back if it throws.
+   */
   private static <T> T inTransaction(DataSource ds, InTransaction<T> work) throws SQLException {
     try (Connection c = ds.getConnection()) {
-      c.setAutoCommit(false);
-      try (Statement st = c.createStatement()) {
-        T result = work.run(st);
-        c.commit();
-        return result;
-      } catch (SQLException | RuntimeException e) {
-        c.rollback();
-        throw e;
+      BucketFence.enter(c);
+      try {
+        c.setAutoCommit(false);
+        try (Statement st = c.createStatement()) {
+          T result = work.run(st);
+          c.commit();
+          return result;
+        } catch (SQLException | RuntimeException e) {
+          c.rollback();
+          throw e;
+        } finally {
+          c.setAutoCommit(true);
+        }
       } finally {
-        c.setAutoCommit(true);
+        BucketFence.leave(c);
       }
     }
   }
@@ -453,6 +546,7 @@ public final class JdbcBucketMover {
     for (BucketMove move : moves) {
       results.add(move(move, run));
     }
+    uninstallUnusedFences(current);
     return results;
   }
 
@@ -473,7 +567,13 @@ public final class JdbcBucketMover {
     }
     checkKeyColumns(move, map.geneBits());
     createSideTables(move);
+    BucketFence fence = fence(map);
     long frozenAt = clock.getAsLong();
+    // the fence in both databases first: from here no write of the bucket commits there but the mover's, whatever
+    // the client, once the transactions open now have ended (awaited below)
+    installFence(fence, map, move.from(), move.to());
+    fence.fence(target(move.from()), move.from(), move.bucket(), map.version() + 1);
+    fence.fence(target(move.to()), move.to(), move.bucket(), map.version() + 1);
     if (map.state(move.bucket()) != BucketState.FROZEN) {
       dropStaleCopies(move, map.bucketCount());
       map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
@@ -481,7 +581,7 @@ public final class JdbcBucketMover {
     run.version = map.version();
     awaitRouters(map.version());
     sleep(settle);
-    awaitTransactions(move);
+    awaitTransactions(move.bucket(), "its fence", move.from(), move.to());
     long copied = 0;
     for (Table table : tables) {
       copied += copy(move, table, run);
@@ -494,9 +594,16 @@ public final class JdbcBucketMover {
     awaitRouters(map.version());
     sleep(settle); // a scan that passed the audit before the routers saw SWITCHING reaches its databases
     publishCopy(move, map.bucketCount());
+    // a snapshot taken before the publication (REPEATABLE READ) would not see the copy: none may be open when the
+    // routers start reading the bucket there
+    awaitTransactions(move.bucket(), "the publication of its copy", move.to(), move.from());
     map = publish(map, map.withTarget(move.bucket(), move.to()));
     awaitRouters(map.version());
+    sleep(settle); // a statement routed under the old map before the routers saw the switch reaches its database
     setAside(move, map.bucketCount());
+    // a snapshot taken before the set-aside still holds the old rows: none may be open when scans count the bucket
+    awaitTransactions(move.bucket(), "the set-aside of its old rows", move.from(), move.to());
+    fence.unfence(target(move.to()), move.to(), move.bucket()); // the new node takes its writes; the old keeps refusing
     map = publish(map, map.withState(List.of(move.bucket()), BucketState.MOVED));
     Duration frozen = Duration.ofMillis(clock.getAsLong() - frozenAt);
     run.version = map.version();
@@ -518,47 +625,149 @@ public final class JdbcBucketMover {
   private BucketMap finishSwitch(BucketMap map, int bucket) {
     awaitRouters(map.version());
     int owner = map.target(bucket);
+    BucketFence fence = fence(map);
+    List<Integer> others = new ArrayList<>();
     for (int other : targets.keySet()) {
       if (other != owner) {
         BucketMove aside = new BucketMove(bucket, other, owner);
         createSideTables(aside);
+        installFence(fence, map, other, owner);
+        fence.fence(target(other), other, bucket, map.version());
         setAside(aside, map.bucketCount());
+        others.add(other);
       }
     }
+    others.add(owner);
+    awaitTransactions(bucket, "the set-aside of its old rows", others.stream().mapToInt(Integer::intValue).toArray());
+    fence.unfence(target(owner), owner, bucket);
     LOG.info("bucket {}: finished the switch an interrupted run left, the bucket stays on target {}", bucket, owner);
     return publish(map, map.withState(List.of(bucket), BucketState.MOVED));
   }
 
   /**
    * Deletes the rows of every {@link BucketState#MOVED} bucket from the targets it is no longer on (the rows set
-   * aside in {@link #asideTable}, and any a crash at the switch left in the routed table), and marks it NORMAL.
+   * aside in {@link #asideTable}, and any a crash at the switch left in the routed table), lifts their fences there,
+   * and marks the bucket NORMAL; then removes the fence's triggers from every database where no bucket of the map is
+   * fenced any more.
+   *
+   * <p>Bucket by bucket, and safe beside a move of the same bucket (a move back, by another mover): on each old node
+   * the deletion runs in one transaction that first locks the bucket's fence row there and checks that it is still the
+   * one the finished move left (fenced at or before the map version cleanup read); a move that started since has
+   * fenced it again, with a newer version, and that node is left alone. The bucket becomes NORMAL by a
+   * compare-and-set on the map that re-reads it and requires the bucket still MOVED on the same target; otherwise it
+   * stays as the newer move left it.
    *
    * @return the rows deleted
    */
   public long cleanup(String reason) {
     BucketMap map = load();
+    BucketFence fence = fence(map);
     long deleted = 0;
+    List<Integer> cleaned = new ArrayList<>();
     List<Integer> moved = map.bucketsIn(BucketState.MOVED);
     for (int bucket : moved) {
+      int owner = map.target(bucket);
+      boolean complete = true;
       for (Map.Entry<Integer, DataSource> target : targets.entrySet()) {
-        if (target.getKey() == map.target(bucket)) {
-          continue;
+        if (target.getKey() != owner) {
+          long rows = cleanupOn(fence, map, bucket, target.getKey(), target.getValue());
+          complete &= rows >= 0;
+          deleted += Math.max(0, rows);
         }
+      }
+      if (complete && markNormal(bucket, owner, map.version())) {
+        cleaned.add(bucket);
+      }
+    }
+    for (int target : targets.keySet()) {
+      fence.uninstallIfUnused(target(target), target, BucketFence.tables(tables, map.geneBits()));
+    }
+    LOG.info("cleanup ({}): {} rows of {} moved buckets deleted", reason, deleted, cleaned.size());
+    return deleted;
+  }
+
+  /**
+   * Deletes a moved bucket's rows on one old node and lifts its fence there, in one transaction holding the fence
+   * row's lock; -1 when a newer move fenced the bucket there since cleanup read the map (nothing is deleted then).
+   */
+  private long cleanupOn(BucketFence fence, BucketMap map, int bucket, int target, DataSource ds) {
+    try {
+      return inTransaction(ds, st -> {
+        Connection c = st.getConnection();
+        boolean fenceTable = exists(ds, BucketFence.TABLE);
+        if (fenceTable) {
+          try (PreparedStatement ps = c.prepareStatement("SELECT fenced_version FROM " + BucketFence.TABLE
+              + " WHERE map_name = ? AND bucket = ? FOR UPDATE")) {
+            ps.setString(1, name);
+            ps.setInt(2, bucket);
+            try (ResultSet rs = ps.executeQuery()) {
+              if (rs.next() && rs.getLong(1) > map.version()) {
+                LOG.info("cleanup: bucket {} was fenced again on target {} (version {}, cleanup read {}): a newer"
+                    + " move; left alone", bucket, target, rs.getLong(1), map.version());
+                return -1L;
+              }
+            }
+          }
+        }
+        long rows = 0;
         for (Table table : tables) {
           String physical = table.physicalTable().apply(bucket);
           String where = " WHERE " + geneSql(table.keyColumn(), map.bucketCount()) + " = " + bucket;
-          deleted += update(target.getValue(), "DELETE FROM " + physical + where); // left by a crash at the switch
-          if (exists(target.getValue(), asideTable(physical))) {
-            deleted += update(target.getValue(), "DELETE FROM " + asideTable(physical) + where);
+          rows += st.executeUpdate("DELETE FROM " + physical + where); // left by a crash at the switch
+          if (exists(ds, asideTable(physical))) {
+            rows += st.executeUpdate("DELETE FROM " + asideTable(physical) + where);
           }
         }
+        if (fenceTable) {
+          try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + BucketFence.TABLE
+              + " WHERE map_name = ? AND bucket = ?")) {
+            ps.setString(1, name);
+            ps.setInt(2, bucket);
+            ps.executeUpdate();
+          }
+        }
+        return rows;
+      });
+    } catch (SQLException e) {
+      throw new GeneIdException("cleanup of bucket " + bucket + " on target " + target + " failed: "
+          + e.getMessage() + "; its rows there stay set aside, run cleanup again", e);
+    }
+  }
+
+  /** Marks {@code bucket} NORMAL if it is still MOVED on {@code owner}, re-reading the map on a lost race. */
+  private boolean markNormal(int bucket, int owner, long readVersion) {
+    while (true) {
+      BucketMap now = load();
+      if (now.state(bucket) != BucketState.MOVED || now.target(bucket) != owner) {
+        LOG.info("cleanup: bucket {} changed since version {} ({} on target {}); left as it is", bucket, readVersion,
+            now.state(bucket), now.target(bucket));
+        return false;
+      }
+      BucketMap next = now.withState(List.of(bucket), BucketState.NORMAL).withVersion(now.version() + 1);
+      if (store.compareAndSet(name, now.version(), next)) {
+        return true;
       }
     }
-    if (!moved.isEmpty()) {
-      publish(map, map.withState(moved, BucketState.NORMAL));
+  }
+
+  private BucketFence fence(BucketMap map) {
+    return new BucketFence(name, map.geneBits(), routerWait);
+  }
+
+  private void installFence(BucketFence fence, BucketMap map, int... on) {
+    List<BucketFence.Fenced> fenced = BucketFence.tables(tables, map.geneBits());
+    for (int target : on) {
+      fence.install(target(target), target, fenced);
     }
-    LOG.info("cleanup ({}): {} rows of {} moved buckets deleted", reason, deleted, moved.size());
-    return deleted;
+  }
+
+  /** Removes the fence's triggers from the targets where no bucket of the map is fenced any more. */
+  private void uninstallUnusedFences(BucketMap map) {
+    List<BucketFence.Fenced> fenced = BucketFence.tables(tables, map.geneBits());
+    BucketFence fence = fence(map);
+    for (int target : targets.keySet()) {
+      fence.uninstallIfUnused(target(target), target, fenced);
+    }
   }
 
   private long copy(BucketMove move, Table table, Run run) {
@@ -590,7 +799,8 @@ public final class JdbcBucketMover {
         List<Object[]> rows = new ArrayList<>();
         String insert;
         int[] keyIndex = new int[key.size()];
-        try (PreparedStatement ps = src.prepareStatement("SELECT * FROM " + physical + " WHERE " + where
+        try (PreparedStatement ps = src.prepareStatement("SELECT " + columns(move.from(), physical).list() + " FROM "
+            + physical + " WHERE " + where
             + (last == null ? "" : " AND " + after) + " ORDER BY " + order)) {
           ps.setMaxRows(batchSize);
           for (int i = 0; last != null && i < last.length; i++) {
@@ -679,50 +889,57 @@ public final class JdbcBucketMover {
   }
 
   /**
-   * Waits until every transaction open on the old node at the freeze has ended: a write that passed the audit before
-   * the routers saw the freeze may belong to one, and must commit (or roll back) before the copy reads the bucket.
-   * Once the routers have seen the freeze and {@code settle} has passed, the mover takes the list of open
-   * transactions from the database, then waits until none of them is still open (a transaction begun later cannot
-   * write the bucket: its write is refused by the audit). MariaDB/MySQL lists them in
-   * {@code information_schema.INNODB_TRX} (connections whose database is the node's, by trx_id; MariaDB refreshes it
-   * only when it has not been read for 100 ms, so the mover reads it every 150 ms, and a tool that reads it more often
-   * keeps it stale), PostgreSQL in
-   * {@code pg_stat_activity} (client backends of the database, by pid and xact_start), H2 in
-   * {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes).
+   * Waits until every transaction open now on each of {@code on} has ended, as the database lists them (by identity:
+   * an id that comes back later is another transaction only if it began later). Called after each step that changes
+   * what a transaction may see or write: after the fence (a write that passed the fence check before the fence row
+   * committed may sit in one, and must commit before the copy reads the bucket; a transaction begun later sees the
+   * fence row), after the publication of the copy (a snapshot taken before it, REPEATABLE READ, would not see the
+   * copy once the routers read the bucket there) and after the set-aside (a snapshot taken before it still holds the
+   * old rows, and a scan could count them with the new ones). MariaDB/MySQL lists them in
+   * {@code information_schema.INNODB_TRX} (connections whose database is the node's, by trx_id; MariaDB refreshes
+   * it only when it has not been read for 100 ms, so the mover reads it every 150 ms, and a tool that reads it more
+   * often keeps it stale), PostgreSQL in {@code pg_stat_activity} (client backends of the database, by pid and
+   * xact_start) and {@code pg_prepared_xacts} (prepared transactions, by gid), H2 in
+   * {@code INFORMATION_SCHEMA.SESSIONS} (sessions holding uncommitted changes). Past {@code transactionWait} the move
+   * stops, naming the oldest.
    */
-  private void awaitTransactions(BucketMove move) {
+  private void awaitTransactions(int bucket, String step, int... on) {
     long deadline = System.nanoTime() + transactionWait.toNanos();
-    try (Connection c = target(move.from()).getConnection()) {
-      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-      String sql = product.contains("postgres") ? POSTGRES_TRANSACTIONS : product.contains("h2") ? H2_TRANSACTIONS
-          : MARIADB_TRANSACTIONS;
-      // MariaDB refreshes INNODB_TRX from a cache only when it has not been read for 100 ms: poll slower than that,
-      // and take the transactions open at the freeze from two reads, the second one surely fresh
-      Duration poll = sql == MARIADB_TRANSACTIONS ? Duration.ofMillis(150) : Duration.ofMillis(20);
-      Set<String> atFreeze = new HashSet<>(openTransactions(c, sql, move.from()).keySet());
-      if (sql == MARIADB_TRANSACTIONS) {
-        sleep(poll);
-        atFreeze.addAll(openTransactions(c, sql, move.from()).keySet());
-      }
-      while (true) {
-        Map<String, String> open = openTransactions(c, sql, move.from());
-        open.keySet().retainAll(atFreeze);
-        if (open.isEmpty()) {
-          return;
+    for (int target : on) {
+      try (Connection c = target(target).getConnection()) {
+        String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+        boolean postgres = product.contains("postgres");
+        String sql = postgres ? POSTGRES_TRANSACTIONS : product.contains("h2") ? H2_TRANSACTIONS
+            : MARIADB_TRANSACTIONS;
+        // MariaDB refreshes INNODB_TRX from a cache only when it has not been read for 100 ms: poll slower than that,
+        // and take the transactions open at the step from two reads, the second one surely fresh
+        Duration poll = sql == MARIADB_TRANSACTIONS ? Duration.ofMillis(150) : Duration.ofMillis(20);
+        Set<String> atStep = new HashSet<>(openTransactions(c, sql, target, postgres).keySet());
+        if (sql == MARIADB_TRANSACTIONS) {
+          sleep(poll);
+          atStep.addAll(openTransactions(c, sql, target, postgres).keySet());
         }
-        if (System.nanoTime() > deadline) {
-          List<String> waiting = new ArrayList<>(open.values());
-          throw new GeneIdException("transaction " + waiting.get(0) + ", did not end within "
-              + transactionWait.toMillis() + " ms of bucket " + move.bucket() + "'s freeze; the bucket stays frozen on"
-              + " target " + move.from() + ": end that transaction (a write of before the freeze may be in it), or"
-              + " raise the transaction wait, and run the move again" + (waiting.size() > 1 ? " (" + (waiting.size()
-              - 1) + " more open: " + waiting.subList(1, Math.min(waiting.size(), 4)) + ")" : ""));
+        while (true) {
+          Map<String, String> open = openTransactions(c, sql, target, postgres);
+          open.keySet().retainAll(atStep);
+          if (open.isEmpty()) {
+            break;
+          }
+          if (System.nanoTime() > deadline) {
+            List<String> waiting = new ArrayList<>(open.values());
+            throw new GeneIdException("transaction " + waiting.get(0) + ", did not end within "
+                + transactionWait.toMillis() + " ms of " + step + " (bucket " + bucket + "); the bucket stays "
+                + "fenced and its move unfinished: end that transaction (a write of before the step, or a snapshot"
+                + " of before it, may be in it), or raise the transaction wait, and run the move again"
+                + (waiting.size() > 1 ? " (" + (waiting.size() - 1) + " more open: "
+                    + waiting.subList(1, Math.min(waiting.size(), 4)) + ")" : ""));
+          }
+          sleep(poll);
         }
-        sleep(poll);
+      } catch (SQLException e) {
+        throw new GeneIdException("listing the transactions open on target " + target + " failed: "
+            + e.getMessage() + "; the bucket " + bucket + " stays fenced, run the move again", e);
       }
-    } catch (SQLException e) {
-      throw new GeneIdException("listing the transactions open on target " + move.from() + " failed: "
-          + e.getMessage() + "; the bucket stays frozen there, run the move again", e);
     }
   }
 
@@ -738,17 +955,23 @@ public final class JdbcBucketMover {
       + " state, left(query, 100)), (extract(epoch from clock_timestamp() - xact_start) * 1000)::bigint"
       + " FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()"
       + " AND backend_type = 'client backend' AND xact_start IS NOT NULL ORDER BY xact_start";
+  private static final String POSTGRES_PREPARED = "SELECT 'prepared ' || gid || '/' || transaction, 'prepared"
+      + " transaction ' || gid, concat_ws(', ', owner, 'prepared at ' || prepared), (extract(epoch from"
+      + " clock_timestamp() - prepared) * 1000)::bigint FROM pg_prepared_xacts WHERE database = current_database()";
   private static final String H2_TRANSACTIONS = "SELECT SESSION_ID, 'of H2 session ' || SESSION_ID,"
       + " CONCAT_WS(', ', USER_NAME, SESSION_STATE, LEFT(EXECUTING_STATEMENT, 100)),"
       + " DATEDIFF('MILLISECOND', SESSION_START, CURRENT_TIMESTAMP) FROM INFORMATION_SCHEMA.SESSIONS"
       + " WHERE SESSION_ID <> SESSION_ID() AND CONTAINS_UNCOMMITTED ORDER BY SESSION_START";
 
-  private static Map<String, String> openTransactions(Connection c, String sql, int target) throws SQLException {
+  private static Map<String, String> openTransactions(Connection c, String sql, int target, boolean postgres)
+      throws SQLException {
     Map<String, String> open = new LinkedHashMap<>();
-    try (PreparedStatement ps = c.prepareStatement(sql); ResultSet rs = ps.executeQuery()) {
-      while (rs.next()) {
-        open.put(rs.getString(1), rs.getString(2) + " on target " + target + ", open for " + rs.getLong(4) + " ms ("
-            + rs.getString(3) + ")");
+    for (String query : postgres ? List.of(sql, POSTGRES_PREPARED) : List.of(sql)) {
+      try (PreparedStatement ps = c.prepareStatement(query); ResultSet rs = ps.executeQuery()) {
+        while (rs.next()) {
+          open.put(rs.getString(1), rs.getString(2) + " on target " + target + ", open for " + rs.getLong(4)
+              + " ms (" + rs.getString(3) + ")");
+        }
       }
     }
     return open;
@@ -765,9 +988,10 @@ public final class JdbcBucketMover {
       List<String> key = primaryKey(src, physical, move.from());
       String sql = " WHERE " + geneSql(table.keyColumn(), mod) + " = " + move.bucket() + " ORDER BY "
           + String.join(", ", key);
-      try (PreparedStatement ps = src.prepareStatement("SELECT * FROM " + physical + sql);
+      String select = "SELECT " + columns(move.from(), physical).list() + " FROM ";
+      try (PreparedStatement ps = src.prepareStatement(select + physical + sql);
            ResultSet a = ps.executeQuery();
-           PreparedStatement pd = dst.prepareStatement("SELECT * FROM " + stagingTable(physical) + sql);
+           PreparedStatement pd = dst.prepareStatement(select + stagingTable(physical) + sql);
            ResultSet b = pd.executeQuery()) {
         long rows = 0;
         while (true) {
@@ -807,9 +1031,19 @@ public final class JdbcBucketMover {
   }
 
 
+  /** One statement on {@code ds}, as the mover (it passes the fence). */
   private static long update(DataSource ds, String sql) {
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql)) {
-      return ps.executeUpdate();
+    try {
+      return inTransaction(ds, st -> (long) st.executeUpdate(sql));
+    } catch (SQLException e) {
+      throw new GeneIdException(sql + " failed: " + e.getMessage(), e);
+    }
+  }
+
+  private static long count(DataSource ds, String sql) {
+    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement(sql);
+         ResultSet rs = ps.executeQuery()) {
+      return rs.next() ? rs.getLong(1) : 0;
     } catch (SQLException e) {
       throw new GeneIdException(sql + " failed: " + e.getMessage(), e);
     }

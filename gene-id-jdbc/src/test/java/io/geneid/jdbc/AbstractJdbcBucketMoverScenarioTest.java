@@ -207,7 +207,8 @@ abstract class AbstractJdbcBucketMoverScenarioTest {
       JdbcBucketMover mover = mover().transactionWait(Duration.ofMillis(500)).build();
       assertThatThrownBy(() -> mover.move(new BucketMove(BUCKET, 0, 1)))
           .hasMessageContaining(" on target 0, open for ")
-          .hasMessageContaining("did not end within 500 ms of bucket 5's freeze; the bucket stays frozen on target 0");
+          .hasMessageContaining("did not end within 500 ms of its fence (bucket 5); the bucket stays fenced and its"
+              + " move unfinished");
       open.rollback();
     }
     assertThat(store.load("orders").orElseThrow().state(BUCKET)).isEqualTo(BucketState.FROZEN);

@@ -105,7 +105,12 @@ class JdbcBucketMoverTest {
     // killed after the copy was published, before the map switched: the map still names the old target
     assertThat(store.compareAndSet("orders", after.version(), after.withTarget(1, 0).withState(List.of(1),
         BucketState.SWITCHING).withVersion(after.version() + 1))).isTrue();
-    sql(ds0, "INSERT INTO t_order SELECT * FROM t_order_gid_aside WHERE MOD(id, 2) = 1");
+    assertThatThrownBy(() -> sql(ds0, "INSERT INTO t_order VALUES (1001, 'late')"))
+        .as("the old node keeps its fence until cleanup: a write routed there late is refused")
+        .isInstanceOfSatisfying(java.sql.SQLException.class, e -> assertThat(e.getSQLState()).isEqualTo("40001"));
+    // what the interrupted run did, as the mover (its session passes the fence)
+    sql(ds0, "SET @gene_id_mover = 1; INSERT INTO t_order SELECT * FROM t_order_gid_aside WHERE MOD(id, 2) = 1;"
+        + " SET @gene_id_mover = NULL");
     sql(ds0, "DELETE FROM t_order_gid_aside");
     List<JdbcBucketMover.MoveResult> moved = mover().moveTo(BucketMap.of(1, new int[] {0, 1}));
     assertThat(moved).as("the switch is finished on the old target, then the bucket moves again").hasSize(1);
