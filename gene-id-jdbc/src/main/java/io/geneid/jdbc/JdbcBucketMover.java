@@ -569,11 +569,14 @@ public final class JdbcBucketMover {
     createSideTables(move);
     BucketFence fence = fence(map);
     long frozenAt = clock.getAsLong();
-    // the fence in both databases first: from here no write of the bucket commits there but the mover's, whatever
-    // the client, once the transactions open now have ended (awaited below)
-    installFence(fence, map, move.from(), move.to());
-    fence.fence(target(move.from()), move.from(), move.bucket(), map.version() + 1);
-    fence.fence(target(move.to()), move.to(), move.bucket(), map.version() + 1);
+    // the fence in every database first: from here no write of the bucket commits anywhere but the mover's,
+    // whatever the client, once the transactions open now have ended (awaited below); the other databases never own
+    // the bucket while it moves (an UPDATE that sets a key into it, routed by its old key, is refused there too)
+    int[] all = targets.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+    installFence(fence, map, all);
+    for (int target : all) {
+      fence.fence(target(target), target, move.bucket(), map.version() + 1);
+    }
     if (map.state(move.bucket()) != BucketState.FROZEN) {
       dropStaleCopies(move, map.bucketCount());
       map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
