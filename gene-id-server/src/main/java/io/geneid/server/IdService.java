@@ -136,6 +136,9 @@ final class IdService implements AutoCloseable {
   }
 
   void leased(LeasedGeneGenerator generator) {
+    // the clock's state first, so readiness is never UP for a moment on a server that starts behind its mark
+    long debt = generator.stats().ids().borrowDebt().toMillis();
+    behindMillis = debt > behindThresholdMillis ? debt : 0;
     this.generator = generator;
     this.notReadyReason = null;
     metrics.watchLease(generator);
