@@ -57,7 +57,10 @@ final class ServerCalls {
   private volatile @Nullable Info agreed;
 
   /** What {@code /v1/info} says and the client uses. */
-  record Info(GeneIdLayout layout, int maxCount) {}
+  record Info(GeneIdLayout layout, int maxCount, long workerId, @Nullable String instance) {}
+
+  /** Set once every address's {@code /v1/info} was asked for (before the first ids). */
+  private final java.util.concurrent.atomic.AtomicBoolean surveyed = new java.util.concurrent.atomic.AtomicBoolean();
 
   ServerCalls(ClientSettings settings) {
     this.settings = settings;
@@ -107,6 +110,9 @@ final class ServerCalls {
         URI address = addresses.get(index);
         tried.add(address);
         try {
+          if (needsInfo && !surveyed.get()) {
+            survey();
+          }
           if (needsInfo && checked.get(index) == null) {
             Info info = send(address, "/v1/info", this::checkInfo);
             checked.set(index, info);
@@ -119,7 +125,7 @@ final class ServerCalls {
             preferred.set(index);
           }
           return answer;
-        } catch (GeneServerRefusedException refused) {
+        } catch (GeneServerRefusedException | GeneServerConflictException refused) {
           throw refused;
         } catch (RuntimeException e) {
           last = e;
@@ -133,6 +139,35 @@ final class ServerCalls {
     throw new GeneServerUnavailableException("no gene-id server answered GET " + pathQuiet(pathAndQuery) + " after "
         + (settings.retryRounds() + 1) + " round(s) over " + count + " address(es): " + what, tried,
         last == null ? new IllegalStateException("no address") : last);
+  }
+
+  /**
+   * Reads the {@code /v1/info} of every address not read yet, all at once, so that two servers on one worker id are
+   * seen before the first ids; an address that does not answer is read when a call first uses it.
+   *
+   * @throws GeneServerConflictException when two of them issue as the same worker id
+   */
+  private void survey() {
+    List<URI> addresses = settings.addresses();
+    List<CompletableFuture<@Nullable Info>> reads = new ArrayList<>();
+    for (int i = 0; i < addresses.size(); i++) {
+      URI address = addresses.get(i);
+      reads.add(checked.get(i) != null ? CompletableFuture.completedFuture(null)
+          : CompletableFuture.supplyAsync(() -> {
+            try {
+              return send(address, "/v1/info", (a, body) -> parseInfo(body));
+            } catch (RuntimeException e) {
+              return null; // read again when a call uses it
+            }
+          }));
+    }
+    for (int i = 0; i < reads.size(); i++) {
+      Info info = reads.get(i).join();
+      if (info != null && checked.get(i) == null) {
+        checked.set(i, checkInfo(addresses.get(i), info));
+      }
+    }
+    surveyed.set(true);
   }
 
   /** The path without the query: what the message names. */
@@ -244,8 +279,13 @@ final class ServerCalls {
   }
 
   private Info checkInfo(URI address, Map<String, @Nullable Object> body) {
+    return checkInfo(address, parseInfo(body));
+  }
+
+  private static Info parseInfo(Map<String, @Nullable Object> body) {
     GeneIdLayout layout;
     int maxCount;
+    long workerId;
     try {
       layout = GeneIdLayout.builder()
           .epoch(Instant.ofEpochMilli(Long.parseLong(string(body, "epochMillis"))))
@@ -255,27 +295,66 @@ final class ServerCalls {
           .geneBits(integer(body, "geneBits"))
           .build();
       maxCount = integer(body, "maxCount");
+      workerId = body.get("workerId") instanceof Long w ? w : -1;
     } catch (IllegalArgumentException e) {
       throw new IllegalStateException("/v1/info is not the documented shape: " + e.getMessage(), e);
     }
+    return new Info(layout, Math.max(1, maxCount), workerId, stringOrNull(body.get("instance")));
+  }
+
+  private Info checkInfo(URI address, Info info) {
+    GeneIdLayout layout = info.layout();
     Integer expected = settings.geneBits();
     if (expected != null && layout.geneBits() != expected) {
       throw new IllegalStateException("its ids carry " + layout.geneBits() + " gene bits but this client is"
           + " configured for " + expected);
     }
-    Info info = new Info(layout, Math.max(1, maxCount));
     synchronized (this) {
       Info first = agreed;
       if (first == null) {
         agreed = info;
-        return info;
-      }
-      if (!first.layout().equals(layout)) {
+      } else if (!first.layout().equals(layout)) {
         throw new IllegalStateException("its layout " + layout + " differs from the other servers' " + first.layout()
             + "; all servers of a client must share one layout");
       }
-      return info;
     }
+    checkWorkerId(address, info);
+    return info;
+  }
+
+  /**
+   * Refuses a server that issues as the worker id of another address's server (a different instance: one server
+   * listed under two addresses is no conflict). The other address is read again first: worker ids move between
+   * servers that lease them, and what was read earlier may be stale.
+   */
+  private void checkWorkerId(URI address, Info info) {
+    if (info.workerId() < 0) {
+      return;
+    }
+    List<URI> addresses = settings.addresses();
+    for (int j = 0; j < addresses.size(); j++) {
+      Info other = checked.get(j);
+      URI otherAddress = addresses.get(j);
+      if (other == null || otherAddress.equals(address) || other.workerId() != info.workerId()
+          || sameInstance(other, info)) {
+        continue;
+      }
+      Info now;
+      try {
+        now = send(otherAddress, "/v1/info", (a, body) -> parseInfo(body));
+      } catch (RuntimeException gone) {
+        checked.set(j, null); // read again when used
+        continue;
+      }
+      checked.set(j, now);
+      if (now.workerId() == info.workerId() && !sameInstance(now, info)) {
+        throw new GeneServerConflictException(info.workerId(), otherAddress, address);
+      }
+    }
+  }
+
+  private static boolean sameInstance(Info a, Info b) {
+    return a.instance() != null && a.instance().equals(b.instance());
   }
 
   /**

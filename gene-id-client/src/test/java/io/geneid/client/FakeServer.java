@@ -36,10 +36,14 @@ public final class FakeServer implements AutoCloseable {
   /** How it answers now. */
   public volatile Mode mode = Mode.OK;
 
+  private final long workerId;
+  private final String instance = java.util.UUID.randomUUID().toString();
+
   /** A server on a free loopback port whose snowflake ids have {@code layout} and {@code workerId}. */
   public FakeServer(GeneIdLayout layout, long workerId) throws IOException {
     this.layout = layout;
     this.ids = GeneSnowflakeGenerator.builder().layout(layout).workerId(workerId).buildUnshared();
+    this.workerId = workerId;
     this.http = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 0);
     http.setExecutor(Executors.newCachedThreadPool(r -> {
       Thread t = new Thread(r, "fake-gene-id-server");
@@ -62,8 +66,8 @@ public final class FakeServer implements AutoCloseable {
       if (path.equals("/v1/info")) {
         send(exchange, 200, "{\"epochMillis\":\"" + layout.epoch().toEpochMilli() + "\",\"timestampBits\":"
             + layout.timestampBits() + ",\"workerBits\":" + layout.workerBits() + ",\"sequenceBits\":"
-            + layout.sequenceBits() + ",\"geneBits\":" + layout.geneBits() + ",\"workerId\":0,\"issuing\":true,"
-            + "\"maxCount\":10000,\"version\":\"fake\"}");
+            + layout.sequenceBits() + ",\"geneBits\":" + layout.geneBits() + ",\"workerId\":" + workerId + ",\"issuing\":true,"
+            + "\"maxCount\":10000,\"version\":\"fake\",\"instance\":\"" + instance + "\"}");
         return;
       }
       Mode m = mode;

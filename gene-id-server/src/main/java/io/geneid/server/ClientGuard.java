@@ -14,11 +14,15 @@ final class ClientGuard {
   private final double rate;
   private final double burst;
   private final ConcurrentHashMap<String, Bucket> buckets = new ConcurrentHashMap<>();
+  /** The bucket every address shares while the table is full. */
+  private final Bucket overflow;
+  private final java.util.concurrent.atomic.AtomicLong lastSweep = new java.util.concurrent.atomic.AtomicLong();
 
   ClientGuard(ServerConfig config) {
     this.tokens = config.authTokens;
     this.rate = config.rateLimit;
     this.burst = config.rateLimitBurst;
+    this.overflow = new Bucket(burst);
   }
 
   /**
@@ -56,14 +60,35 @@ final class ClientGuard {
     Bucket b = buckets.get(client);
     if (b == null) {
       if (buckets.size() >= MAX_CLIENTS) {
-        buckets.clear(); // a flood of addresses: start over rather than grow without bound
+        sweep();
       }
-      b = buckets.computeIfAbsent(client, c -> new Bucket(burst));
+      // a full table keeps the buckets it has (a limited client stays limited); new addresses share one bucket
+      // until idle ones are swept
+      b = buckets.size() >= MAX_CLIENTS ? overflow : buckets.computeIfAbsent(client, c -> new Bucket(burst));
     }
     if (!b.take(rate, burst)) {
       throw new ApiException(ErrorCode.TOO_MANY_REQUESTS, "rate limit of " + rate + " requests per second per "
           + "client exceeded", 1);
     }
+  }
+
+  /**
+   * Drops the buckets that have been refilling long enough to be full again (forgetting them changes nothing), at
+   * most once a second.
+   */
+  private void sweep() {
+    long now = System.nanoTime();
+    long last = lastSweep.get();
+    if (now - last < 1_000_000_000L || !lastSweep.compareAndSet(last, now)) {
+      return;
+    }
+    long refill = (long) Math.ceil(burst / rate * 1e9);
+    buckets.values().removeIf(b -> b.idleFor(now) > refill);
+  }
+
+  /** Client addresses with a bucket of their own. */
+  int tracked() {
+    return buckets.size();
   }
 
   private static final class Bucket {
@@ -72,6 +97,10 @@ final class ClientGuard {
 
     Bucket(double burst) {
       tokens = burst;
+    }
+
+    synchronized long idleFor(long now) {
+      return now - last;
     }
 
     synchronized boolean take(double rate, double burst) {

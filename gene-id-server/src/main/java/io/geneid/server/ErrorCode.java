@@ -10,6 +10,7 @@ public enum ErrorCode {
   UNKNOWN_KEY("unknown_key", 404, Status.Code.NOT_FOUND),
   METHOD_NOT_ALLOWED("method_not_allowed", 405, Status.Code.UNIMPLEMENTED),
   PAYLOAD_TOO_LARGE("payload_too_large", 413, Status.Code.RESOURCE_EXHAUSTED),
+  REQUEST_TIMEOUT("request_timeout", 408, Status.Code.DEADLINE_EXCEEDED),
   TOO_MANY_REQUESTS("too_many_requests", 429, Status.Code.RESOURCE_EXHAUSTED),
   UNAVAILABLE("unavailable", 503, Status.Code.UNAVAILABLE),
   INTERNAL("internal", 500, Status.Code.INTERNAL);

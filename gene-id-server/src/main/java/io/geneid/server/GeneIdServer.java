@@ -62,11 +62,14 @@ public final class GeneIdServer implements AutoCloseable {
   private @Nullable Server grpc;
   private @Nullable HealthStatusManager health;
   private final String version;
+  private final @Nullable AccessLog accessLog;
+  private final AtomicInteger connectionCount = new AtomicInteger();
 
   private GeneIdServer(ServerConfig config, Consumer<Throwable> onLeaseFailure) {
     this.config = config;
     this.ids = new IdService(config, metrics);
     this.guard = new ClientGuard(config); // one rate-limit bucket per client over both protocols
+    this.accessLog = config.accessLog ? new AccessLog() : null;
     String v = GeneIdServer.class.getPackage().getImplementationVersion();
     this.version = v == null ? "dev" : v;
     int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 4);
@@ -155,9 +158,11 @@ public final class GeneIdServer implements AutoCloseable {
       boolean epoll = Epoll.isAvailable();
       boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
       workers = epoll ? new EpollEventLoopGroup(config.ioThreads) : new NioEventLoopGroup(config.ioThreads);
-      HttpApi.Shared shared = new HttpApi.Shared(ids, guard, metrics, blocking, config.accessLog,
-          inFlight, version);
+      HttpApi.Shared shared = new HttpApi.Shared(ids, guard, metrics, blocking, accessLog,
+          inFlight, version, config.maxRequestBytes);
       int maxBytes = config.maxRequestBytes;
+      ConnectionGuard.Limits limits = new ConnectionGuard.Limits(config.maxConnections,
+          config.idleTimeout.toNanos(), config.readTimeout.toNanos(), connectionCount);
       ServerBootstrap b = new ServerBootstrap().group(boss, workers)
           .channel(epoll ? EpollServerSocketChannel.class : NioServerSocketChannel.class)
           .option(ChannelOption.SO_BACKLOG, 1024)
@@ -166,8 +171,10 @@ public final class GeneIdServer implements AutoCloseable {
             @Override
             protected void initChannel(SocketChannel ch) {
               connections.add(ch);
-              ch.pipeline().addLast(new HttpServerCodec(Math.min(4096, maxBytes), maxBytes, 8192))
-                  .addLast(new HttpApi(shared));
+              ConnectionGuard guard = new ConnectionGuard(limits);
+              // line and headers may each take all of max-request-bytes; HttpApi checks their sum
+              ch.pipeline().addLast(guard).addLast(new HttpServerCodec(maxBytes, maxBytes, 8192))
+                  .addLast(new HttpApi(shared, guard));
             }
           });
       try {
@@ -185,11 +192,21 @@ public final class GeneIdServer implements AutoCloseable {
       health.setStatus("", ServingStatus.NOT_SERVING);
       ServerBuilder<?> b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
           .maxInboundMessageSize(config.maxRequestBytes)
-          .maxInboundMetadataSize(config.maxRequestBytes)
-          .directExecutor() // calls run on the event loop; segment calls, which may wait, hand off to `blocking`
-          .addService(new GrpcApi(ids, metrics, config.accessLog, version, blocking))
+          // the transport's own bound; GrpcApi.guard refuses metadata above max-request-bytes as RESOURCE_EXHAUSTED
+          .maxInboundMetadataSize(Math.max(64 * 1024, 2 * config.maxRequestBytes))
+          .maxConnectionIdle(config.idleTimeout.toNanos(), TimeUnit.NANOSECONDS)
+          .maxConnectionAge(config.grpcMaxConnectionAge.toNanos(), TimeUnit.NANOSECONDS)
+          .maxConnectionAgeGrace(Math.max(1, config.drainTimeout.toNanos()), TimeUnit.NANOSECONDS)
+          .keepAliveTime(config.grpcKeepAliveTime.toNanos(), TimeUnit.NANOSECONDS)
+          .keepAliveTimeout(20, TimeUnit.SECONDS)
+          .permitKeepAliveTime(10, TimeUnit.SECONDS)
+          .permitKeepAliveWithoutCalls(true)
+          // calls run on the event loop; what may wait or take long (segments, big batches) hands off to `blocking`
+          .directExecutor()
+          .addService(GrpcApi.parseErrorsAsInvalidArgument(
+              new GrpcApi(ids, metrics, accessLog, version, blocking).bindService()))
           .addService(health.getHealthService())
-          .intercept(GrpcApi.guard(guard));
+          .intercept(GrpcApi.guard(guard, config.maxRequestBytes));
       try {
         grpc = b.build().start();
       } catch (IOException e) {
@@ -214,6 +231,16 @@ public final class GeneIdServer implements AutoCloseable {
   /** Whether the worker id is leased and issuing (what {@code /health/ready} answers). */
   public boolean isReady() {
     return ids.notReady() == null;
+  }
+
+  /** Whether a worker id is leased (it may still not issue: fenced, or the clock behind). */
+  boolean workerIdLeased() {
+    return ids.workerId() >= 0;
+  }
+
+  /** Requests received and not answered yet, over both protocols. */
+  int inFlight() {
+    return inFlight.get();
   }
 
   /** Waits until {@link #isReady()}, at most {@code timeout}. */
@@ -293,5 +320,8 @@ public final class GeneIdServer implements AutoCloseable {
     }
     ids.close();
     metrics.close();
+    if (accessLog != null) {
+      accessLog.close();
+    }
   }
 }

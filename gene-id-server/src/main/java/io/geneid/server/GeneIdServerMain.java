@@ -59,6 +59,7 @@ public final class GeneIdServerMain implements Callable<Integer> {
       System.err.println("gene-id-server: bad configuration: " + e.getMessage());
       return 2;
     }
+    printNotes(cfg);
     if (check) {
       System.out.println("gene-id-server: configuration OK (layout " + cfg.layout() + ")");
       return 0;
@@ -82,6 +83,17 @@ public final class GeneIdServerMain implements Callable<Integer> {
     System.out.flush();
     stopped.await();
     return 0;
+  }
+
+  private static void printNotes(ServerConfig cfg) {
+    for (String line : cfg.notes()) {
+      if (line.startsWith("warning: ")) {
+        System.err.println("gene-id-server: " + line);
+      } else {
+        System.out.println(line);
+      }
+    }
+    System.err.flush();
   }
 
   public static void main(String[] args) {

@@ -42,11 +42,11 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
 
   private final IdService ids;
   private final ServerMetrics metrics;
-  private final boolean accessLog;
+  private final @Nullable AccessLog accessLog;
   private final String version;
   private final java.util.concurrent.Executor blocking;
 
-  GrpcApi(IdService ids, ServerMetrics metrics, boolean accessLog, String version,
+  GrpcApi(IdService ids, ServerMetrics metrics, @Nullable AccessLog accessLog, String version,
       java.util.concurrent.Executor blocking) {
     this.blocking = blocking;
     this.ids = ids;
@@ -55,8 +55,11 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
     this.version = version;
   }
 
-  /** Authentication and rate limit before any call reaches the service. */
-  static ServerInterceptor guard(ClientGuard guard) {
+  /**
+   * The rate limit, the metadata size and authentication, in that order, before any call reaches the service: wrong
+   * tokens are rate-limited too.
+   */
+  static ServerInterceptor guard(ClientGuard guard, int maxRequestBytes) {
     return new ServerInterceptor() {
       @Override
       public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
@@ -66,8 +69,13 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
         if (call.getMethodDescriptor().getServiceName() != null
             && call.getMethodDescriptor().getServiceName().startsWith("geneid.")) {
           try {
-            guard.authenticate(headers.get(AUTHORIZATION));
             guard.admit(client);
+            long size = metadataBytes(headers);
+            if (size > maxRequestBytes) {
+              throw new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "the request metadata is " + size
+                  + " bytes, above max-request-bytes " + maxRequestBytes);
+            }
+            guard.authenticate(headers.get(AUTHORIZATION));
           } catch (ApiException e) {
             call.close(status(e), trailers(e));
             return new ServerCall.Listener<>() {};
@@ -76,6 +84,112 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
         return Contexts.interceptCall(Context.current().withValue(CLIENT, client), call, headers, next);
       }
     };
+  }
+
+  /** The metadata's size as HTTP/2 counts a header list: name and value bytes plus 32 per entry. */
+  static long metadataBytes(Metadata headers) {
+    long n = 0;
+    byte[][] raw = io.grpc.InternalMetadata.serialize(headers);
+    for (byte[] b : raw) {
+      n += b.length;
+    }
+    return n + 16L * raw.length;
+  }
+
+  /**
+   * The service with every request parsed here: a message that is not valid protobuf ends the call with
+   * INVALID_ARGUMENT naming the message type (grpc-java would answer UNKNOWN and log a SEVERE stack trace).
+   */
+  static io.grpc.ServerServiceDefinition parseErrorsAsInvalidArgument(io.grpc.ServerServiceDefinition service) {
+    io.grpc.ServerServiceDefinition.Builder b = io.grpc.ServerServiceDefinition.builder(
+        service.getServiceDescriptor().getName());
+    for (io.grpc.ServerMethodDefinition<?, ?> m : service.getMethods()) {
+      b.addMethod(rawRequests(m));
+    }
+    return b.build();
+  }
+
+  private static final io.grpc.MethodDescriptor.Marshaller<java.io.InputStream> RAW =
+      new io.grpc.MethodDescriptor.Marshaller<>() {
+        @Override
+        public java.io.InputStream stream(java.io.InputStream value) {
+          return value;
+        }
+
+        @Override
+        public java.io.InputStream parse(java.io.InputStream stream) {
+          return stream;
+        }
+      };
+
+  private static <Q, R> io.grpc.ServerMethodDefinition<java.io.InputStream, R> rawRequests(
+      io.grpc.ServerMethodDefinition<Q, R> def) {
+    io.grpc.MethodDescriptor<Q, R> method = def.getMethodDescriptor();
+    io.grpc.MethodDescriptor<java.io.InputStream, R> raw = method.toBuilder(RAW, method.getResponseMarshaller())
+        .build();
+    String type = method.getFullMethodName().substring(method.getFullMethodName().indexOf('/') + 1) + "Request";
+    ServerCallHandler<java.io.InputStream, R> handler = (call, headers) -> {
+      ServerCall<Q, R> typed = new io.grpc.ForwardingServerCall.SimpleForwardingServerCall<Q, R>(
+          uncheckedCast(call)) {
+        @Override
+        public io.grpc.MethodDescriptor<Q, R> getMethodDescriptor() {
+          return method;
+        }
+      };
+      ServerCall.Listener<Q> inner = def.getServerCallHandler().startCall(typed, headers);
+      return new ServerCall.Listener<>() {
+        private boolean failed;
+
+        @Override
+        public void onMessage(java.io.InputStream message) {
+          if (failed) {
+            return;
+          }
+          Q request;
+          try {
+            request = method.parseRequest(message);
+          } catch (RuntimeException e) {
+            failed = true;
+            ApiException bad = ApiException.invalid("the request is not a valid " + type + " protobuf message: "
+                + (e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage()
+                : String.valueOf(e.getMessage())));
+            call.close(status(bad), trailers(bad));
+            return;
+          }
+          inner.onMessage(request);
+        }
+
+        @Override
+        public void onHalfClose() {
+          if (!failed) {
+            inner.onHalfClose();
+          }
+        }
+
+        @Override
+        public void onCancel() {
+          inner.onCancel();
+        }
+
+        @Override
+        public void onComplete() {
+          inner.onComplete();
+        }
+
+        @Override
+        public void onReady() {
+          if (!failed) {
+            inner.onReady();
+          }
+        }
+      };
+    };
+    return io.grpc.ServerMethodDefinition.create(raw, handler);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <Q, R> ServerCall<Q, R> uncheckedCast(ServerCall<?, R> call) {
+    return (ServerCall<Q, R>) call;
   }
 
   private static Status status(ApiException e) {
@@ -116,9 +230,9 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
     }
     long nanos = System.nanoTime() - start;
     metrics.request(endpoint, "grpc", outcome, nanos, kind, n);
-    if (accessLog) {
+    if (accessLog != null) {
       String client = CLIENT.get();
-      AccessLog.line("grpc", client == null ? "unknown" : client, "POST", "/geneid.v1.GeneIdService/" + endpoint,
+      accessLog.line("grpc", client == null ? "unknown" : client, "POST", "/geneid.v1.GeneIdService/" + endpoint,
           outcome.equals("ok") ? 200 : 0, outcome, n, nanos);
     }
   }
@@ -135,12 +249,30 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
     return b.build();
   }
 
+  /** Runs {@code task} here, or on the blocking executor when it may take long (a big batch, the clock behind). */
+  private <T> void dispatch(boolean offload, StreamObserver<T> out, Runnable task) {
+    if (!offload) {
+      task.run();
+      return;
+    }
+    try {
+      blocking.execute(Context.current().wrap(task));
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      ApiException busy = IdService.unavailable("the server is overloaded: too many requests waiting");
+      out.onError(new StatusRuntimeException(status(busy), trailers(busy)));
+    }
+  }
+
+  private boolean offload(int count) {
+    return Integer.toUnsignedLong(count) > HttpApi.LOOP_MAX_COUNT || ids.clockBehind();
+  }
+
   @Override
   public void nextIds(NextIdsRequest req, StreamObserver<IdsReply> out) {
-    call("ids", "snowflake", out, () -> {
+    dispatch(offload(req.getCount()), out, () -> call("ids", "snowflake", out, () -> {
       ParentKey parent = ParentKey.of(req.hasParent() ? req.getParent() : null, ids.layout());
       return idsReply(ids.nextIds(parent, count(req.getCount())), parent);
-    });
+    }));
   }
 
   @Override
@@ -160,12 +292,12 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
 
   @Override
   public void nextStrings(NextStringsRequest req, StreamObserver<StringsReply> out) {
-    call("strings", "string", out, () -> {
+    dispatch(offload(req.getCount()), out, () -> call("strings", "string", out, () -> {
       ParentKey parent = ParentKey.of(req.hasParent() ? req.getParent() : null, ids.layout());
       String[] s = ids.nextStrings(parent, count(req.getCount()), req.getPrefix(), req.getDate());
       return StringsReply.newBuilder().addAllIds(Arrays.asList(s)).setGene(parent == null ? -1 : (int) parent.gene())
           .build();
-    });
+    }));
   }
 
   @Override

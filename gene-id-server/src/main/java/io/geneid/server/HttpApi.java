@@ -16,7 +16,6 @@ import io.netty.handler.codec.http.HttpRequest;
 import io.netty.handler.codec.http.HttpResponseStatus;
 import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
-import io.netty.handler.codec.http.QueryStringDecoder;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
 import java.nio.charset.StandardCharsets;
@@ -31,39 +30,53 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP API (docs/server.md) on one connection. Snowflake ids, decoding and routing are answered on the event
- * loop (they never wait on a store); segment ids, which may wait for the segment store, run on {@code blocking}.
- * Requests of one connection are answered in order, pipelined or not.
+ * The HTTP API (docs/server.md) on one connection. One request at a time: while a request is answered (until its
+ * answer is handed to the socket) the connection reads nothing more ({@code autoRead} off), so a client that
+ * pipelines without reading its answers holds at most one answer in the server. Requests already decoded wait in
+ * order. Snowflake ids, decoding and routing are answered on the event loop; what may wait or take long runs on
+ * {@code blocking}: segment ids (the store), batches above {@value #LOOP_MAX_COUNT} ids, and id calls while the
+ * clock is behind the ids already issued (the generator waits for it).
  */
 final class HttpApi extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
   private static final String JSON = "application/json; charset=utf-8";
+  /** The largest count answered on the event loop; larger batches are made on the blocking executor. */
+  static final int LOOP_MAX_COUNT = 1000;
 
   private final Shared shared;
+  private final ConnectionGuard connection;
   private final ArrayDeque<HttpRequest> queue = new ArrayDeque<>();
   private boolean busy;
+  private boolean draining;
 
   /** What every connection shares. */
-  record Shared(IdService ids, ClientGuard guard, ServerMetrics metrics, Executor blocking, boolean accessLog,
-      java.util.concurrent.atomic.AtomicInteger inFlight, String version) {}
+  record Shared(IdService ids, ClientGuard guard, ServerMetrics metrics, Executor blocking,
+      @Nullable AccessLog accessLog, java.util.concurrent.atomic.AtomicInteger inFlight, String version,
+      int maxRequestBytes) {}
 
-  HttpApi(Shared shared) {
+  HttpApi(Shared shared, ConnectionGuard connection) {
     this.shared = shared;
+    this.connection = connection;
   }
 
   @Override
   public void channelRead(ChannelHandlerContext ctx, Object msg) {
     try {
       if (msg instanceof HttpRequest req) {
-        if (busy) {
-          queue.add(req);
-        } else {
-          handle(ctx, req);
-        }
+        connection.requestReceived();
+        ctx.channel().config().setAutoRead(false);
+        queue.add(req);
+        next(ctx);
       }
     } finally {
       ReferenceCountUtil.release(msg); // request bodies are refused; content parts are dropped
     }
+  }
+
+  @Override
+  public void channelInactive(ChannelHandlerContext ctx) throws Exception {
+    queue.clear();
+    super.channelInactive(ctx);
   }
 
   @Override
@@ -72,62 +85,115 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
     ctx.close();
   }
 
+  /** Answers the queued requests in order, one at a time; reads again once none is left. */
+  private void next(ChannelHandlerContext ctx) {
+    if (draining) {
+      return; // called from a write that completed at once: the loop below goes on
+    }
+    draining = true;
+    try {
+      while (!busy && !queue.isEmpty() && ctx.channel().isActive()) {
+        handle(ctx, queue.poll());
+      }
+    } finally {
+      draining = false;
+    }
+    if (!busy && queue.isEmpty() && ctx.channel().isActive()) {
+      connection.idle();
+      ctx.channel().config().setAutoRead(true);
+    }
+  }
+
   private void handle(ChannelHandlerContext ctx, HttpRequest req) {
     long start = System.nanoTime();
+    busy = true;
     shared.inFlight().incrementAndGet();
     boolean keepAlive = HttpUtil.isKeepAlive(req);
     Answer a;
     String endpoint = "other";
+    String path = "-";
     if (req.decoderResult().isFailure()) {
       Throwable c = req.decoderResult().cause();
-      a = Answer.error(c instanceof TooLongFrameException
-          ? new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "the request line or headers exceed max-request-bytes")
-          : ApiException.invalid("not a valid HTTP request"));
+      a = Answer.error(c instanceof TooLongFrameException ? tooLarge() : ApiException.invalid("not a valid HTTP "
+          + "request"));
       keepAlive = false;
     } else if (HttpUtil.getContentLength(req, 0L) > 0 || HttpUtil.isTransferEncodingChunked(req)) {
       a = Answer.error(new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "a request body is not accepted: every "
           + "endpoint is a GET with query parameters"));
       keepAlive = false;
+    } else if (headBytes(req) > shared.maxRequestBytes()) {
+      a = Answer.error(tooLarge());
+      keepAlive = false;
     } else {
-      QueryStringDecoder q = new QueryStringDecoder(req.uri(), StandardCharsets.UTF_8, true, 64);
-      String path = q.path();
-      endpoint = endpointOf(path);
-      if (!req.method().equals(HttpMethod.GET)) {
-        a = Answer.error(new ApiException(ErrorCode.METHOD_NOT_ALLOWED, "only GET is served, not " + req.method()));
-      } else if (endpoint.equals("segment-ids")) {
-        if (dispatchBlocking(ctx, req, q, endpoint, start, keepAlive)) {
-          return;
-        }
-        a = Answer.error(IdService.unavailable("the server is overloaded: too many segment requests waiting"));
+      Target t = null;
+      ApiException bad = null;
+      try {
+        t = Target.parse(req.uri());
+      } catch (ApiException e) {
+        bad = e;
+      }
+      if (t == null) {
+        a = Answer.error(java.util.Objects.requireNonNull(bad));
       } else {
-        a = answer(ctx, req, q, endpoint);
+        Target target = t;
+        path = target.path();
+        endpoint = endpointOf(path);
+        if (!req.method().equals(HttpMethod.GET)) {
+          a = Answer.error(new ApiException(ErrorCode.METHOD_NOT_ALLOWED, "only GET is served, not "
+              + req.method()));
+        } else if (offload(endpoint, target)) {
+          String e = endpoint;
+          String p = path;
+          boolean k = keepAlive;
+          try {
+            shared.blocking().execute(() -> {
+              Answer answer = answer(ctx, req, target, e);
+              ctx.executor().execute(() -> write(ctx, req, answer, e, p, start, k));
+            });
+            return;
+          } catch (RejectedExecutionException full) {
+            a = Answer.error(IdService.unavailable("the server is overloaded: too many requests waiting"));
+          }
+        } else {
+          a = answer(ctx, req, target, endpoint);
+        }
       }
     }
-    write(ctx, req, a, endpoint, start, keepAlive);
+    write(ctx, req, a, endpoint, path, start, keepAlive);
   }
 
-  private boolean dispatchBlocking(ChannelHandlerContext ctx, HttpRequest req, QueryStringDecoder q, String endpoint,
-      long start, boolean keepAlive) {
-    busy = true;
-    try {
-      shared.blocking().execute(() -> {
-        Answer a = answer(ctx, req, q, endpoint);
-        ctx.executor().execute(() -> {
-          write(ctx, req, a, endpoint, start, keepAlive);
-          busy = false;
-          drainQueue(ctx);
-        });
-      });
-      return true;
-    } catch (RejectedExecutionException e) {
-      busy = false;
-      return false;
+  private ApiException tooLarge() {
+    return new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "the request line and headers exceed max-request-bytes "
+        + shared.maxRequestBytes());
+  }
+
+  /** The request line and headers as sent: method, target, version, each header line. */
+  private static long headBytes(HttpRequest req) {
+    long n = req.method().name().length() + 1 + req.uri().length() + 1 + req.protocolVersion().text().length() + 2;
+    for (Map.Entry<String, String> h : req.headers()) {
+      n += h.getKey().length() + 2 + h.getValue().length() + 2;
     }
+    return n + 2;
   }
 
-  private void drainQueue(ChannelHandlerContext ctx) {
-    while (!busy && !queue.isEmpty()) {
-      handle(ctx, queue.poll());
+  /** Whether this request may wait or take long: it runs on the blocking executor. */
+  private boolean offload(String endpoint, Target t) {
+    switch (endpoint) {
+      case "segment-ids":
+        return true;
+      case "ids", "strings": {
+        if (shared.ids().clockBehind()) {
+          return true;
+        }
+        List<String> count = t.parameters().get("count");
+        if (count == null || count.size() != 1) {
+          return false;
+        }
+        String c = count.get(0);
+        return c.length() > 4 || c.length() == 4 && c.compareTo(Integer.toString(LOOP_MAX_COUNT)) > 0;
+      }
+      default:
+        return false;
     }
   }
 
@@ -152,7 +218,7 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
   }
 
   /** Answers one request; never throws. */
-  private Answer answer(ChannelHandlerContext ctx, HttpRequest req, QueryStringDecoder q, String endpoint) {
+  private Answer answer(ChannelHandlerContext ctx, HttpRequest req, Target q, String endpoint) {
     try {
       String path = q.path();
       if (endpoint.equals("ops")) {
@@ -161,19 +227,20 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
       if (!path.startsWith("/v1/")) {
         throw new ApiException(ErrorCode.NOT_FOUND, "no endpoint " + ParentKey.clip(path) + "; see docs/server.md");
       }
-      shared.guard().authenticate(req.headers().get(HttpHeaderNames.AUTHORIZATION));
+      // the rate limit first: wrong tokens count too, so guessing is limited
       shared.guard().admit(client(ctx));
+      shared.guard().authenticate(req.headers().get(HttpHeaderNames.AUTHORIZATION));
       return v1(path, new Params(q.parameters()));
     } catch (ApiException e) {
       return Answer.error(e);
     } catch (RuntimeException e) {
-      LOG.error("request {} failed", ParentKey.clip(q.path()), e);
+      LOG.error("request {} failed", ParentKey.clip(q.path()), e); // a bug: the one case logged with its trace
       return Answer.error(new ApiException(ErrorCode.INTERNAL, "internal error (" + e.getClass().getSimpleName()
           + "); the server logged it"));
     }
   }
 
-  private Answer ops(String path, QueryStringDecoder q) {
+  private Answer ops(String path, Target q) {
     new Params(q.parameters()).only(Set.of());
     IdService ids = shared.ids();
     switch (path) {
@@ -265,7 +332,8 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
           .number("timestampBits", l.timestampBits()).number("workerBits", l.workerBits())
           .number("sequenceBits", l.sequenceBits()).number("geneBits", l.geneBits())
           .number("workerId", ids.workerId()).bool("issuing", ids.notReady() == null)
-          .number("maxCount", ids.maxCount()).string("version", shared.version()).end(), 0, "");
+          .number("maxCount", ids.maxCount()).string("version", shared.version())
+          .string("instance", ids.instance()).end(), 0, "");
     }
     throw new ApiException(ErrorCode.NOT_FOUND, "no endpoint " + ParentKey.clip(path) + "; see docs/server.md");
   }
@@ -293,7 +361,7 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
         ? a.getAddress().getHostAddress() : String.valueOf(ctx.channel().remoteAddress());
   }
 
-  private void write(ChannelHandlerContext ctx, HttpRequest req, Answer a, String endpoint, long start,
+  private void write(ChannelHandlerContext ctx, HttpRequest req, Answer a, String endpoint, String path, long start,
       boolean keepAlive) {
     ByteBuf body = ByteBufUtil.writeUtf8(ctx.alloc(), a.body());
     FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
@@ -314,17 +382,24 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
       res.headers().set(HttpHeaderNames.CONNECTION, HttpHeaderValues.KEEP_ALIVE);
     }
     var f = ctx.writeAndFlush(res);
-    f.addListener(x -> shared.inFlight().decrementAndGet());
+    f.addListener(x -> {
+      shared.inFlight().decrementAndGet();
+      busy = false;
+      if (x.isSuccess() && keepAlive) {
+        next(ctx); // the answer is in the socket: the next request
+      }
+    });
     if (!keepAlive) {
+      queue.clear();
       f.addListener(ChannelFutureListener.CLOSE);
     }
     long nanos = System.nanoTime() - start;
     if (!endpoint.equals("ops")) {
       shared.metrics().request(endpoint, "http", a.outcome(), nanos, a.kind(), a.ids());
     }
-    if (shared.accessLog()) {
-      AccessLog.line("http", client(ctx), req.method().name(), new QueryStringDecoder(req.uri()).path(), a.status(),
-          a.outcome(), a.ids(), nanos);
+    AccessLog log = shared.accessLog();
+    if (log != null) {
+      log.line("http", client(ctx), req.method().name(), path, a.status(), a.outcome(), a.ids(), nanos);
     }
   }
 

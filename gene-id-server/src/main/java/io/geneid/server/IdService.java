@@ -37,6 +37,8 @@ final class IdService implements AutoCloseable {
   record SegmentState(String key, long step, long remaining, boolean nextReady) {}
 
   private final ServerConfig config;
+  /** This server process, as /v1/info names it: a client tells one server under two addresses from two servers. */
+  private final String instance = java.util.UUID.randomUUID().toString();
   private final GeneIdLayout layout;
   private final ServerMetrics metrics;
   private volatile @Nullable LeasedGeneGenerator generator;
@@ -46,11 +48,83 @@ final class IdService implements AutoCloseable {
   private final Object segmentLock = new Object();
   private @Nullable SegmentStore segmentStore;
   private final Map<String, GeneIdStringFormat> formats = new ConcurrentHashMap<>();
+  /** Keys created on first use (segment-create-keys), with when each was last used (System.nanoTime). */
+  private final Map<String, java.util.concurrent.atomic.AtomicLong> createdKeys = new ConcurrentHashMap<>();
+  /** How far the clock is behind the ids already issued, beyond what the generator borrows; 0 when it is not. */
+  private volatile long behindMillis;
+  private final long behindThresholdMillis;
+  private final java.util.concurrent.ScheduledExecutorService watcher;
 
   IdService(ServerConfig config, ServerMetrics metrics) {
     this.config = config;
     this.layout = config.layout;
     this.metrics = metrics;
+    long maxBorrow = 10;
+    String b = config.leaseProperties.get(io.geneid.core.settings.SettingsReader.MAX_BORROW_MILLIS);
+    if (b != null) {
+      try {
+        maxBorrow = Long.parseLong(b.trim());
+      } catch (NumberFormatException checkedAlready) {
+        // ServerConfig has refused it
+      }
+    }
+    this.behindThresholdMillis = maxBorrow + 100;
+    this.watcher = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(r -> {
+      Thread t = new Thread(r, "gene-id-server-watch");
+      t.setDaemon(true);
+      return t;
+    });
+    watcher.scheduleWithFixedDelay(this::watch, 50, 50, java.util.concurrent.TimeUnit.MILLISECONDS);
+  }
+
+  /**
+   * Every 50 ms, off the request path: how far the clock is behind the ids issued (readiness, and id calls answer
+   * 503 rather than wait), and closes created segment keys unused for segment-key-idle-timeout.
+   */
+  private void watch() {
+    try {
+      LeasedGeneGenerator g = generator;
+      long debt = g == null ? 0 : g.stats().ids().borrowDebt().toMillis();
+      behindMillis = debt > behindThresholdMillis ? debt : 0;
+      expireIdleKeys();
+    } catch (RuntimeException e) {
+      LOG.warn("watching the generators failed: {}", e.toString());
+    }
+  }
+
+  private void expireIdleKeys() {
+    long now = System.nanoTime();
+    long idle = config.segmentKeyIdleTimeout.toNanos();
+    for (Map.Entry<String, java.util.concurrent.atomic.AtomicLong> e : createdKeys.entrySet()) {
+      if (now - e.getValue().get() > idle) {
+        synchronized (segmentLock) {
+          if (now - e.getValue().get() <= idle || draining) {
+            continue;
+          }
+          createdKeys.remove(e.getKey());
+          GeneSegmentGenerator g = segments.remove(e.getKey());
+          if (g != null) {
+            metrics.unwatchSegment(g);
+            try {
+              g.close(); // the rest of its segment is a gap
+            } catch (RuntimeException failed) {
+              LOG.warn("closing idle segment key '{}': {}", e.getKey(), failed.toString());
+            }
+            LOG.info("segment key '{}' closed: created on first use and unused for {}", e.getKey(),
+                config.segmentKeyIdleTimeout);
+          }
+        }
+      }
+    }
+  }
+
+  /** Whether the clock is behind the ids already issued by more than the generator borrows. */
+  boolean clockBehind() {
+    return behindMillis > 0;
+  }
+
+  String instance() {
+    return instance;
   }
 
   GeneIdLayout layout() {
@@ -62,6 +136,9 @@ final class IdService implements AutoCloseable {
   }
 
   void leased(LeasedGeneGenerator generator) {
+    // the clock's state first, so readiness is never UP for a moment on a server that starts behind its mark
+    long debt = generator.stats().ids().borrowDebt().toMillis();
+    behindMillis = debt > behindThresholdMillis ? debt : 0;
     this.generator = generator;
     this.notReadyReason = null;
     metrics.watchLease(generator);
@@ -85,9 +162,26 @@ final class IdService implements AutoCloseable {
       return notReadyReason;
     }
     if (!g.isIssuing()) {
-      return "worker id lease lapsed (fenced); the server renews or leases again by itself";
+      Throwable last = g.lastRenewalError();
+      return "worker id lease lapsed (fenced); the server renews or leases again by itself"
+          + (last == null ? "" : "; the store's last error: " + last.getMessage());
+    }
+    long behind = behindMillis;
+    if (behind > 0) {
+      return "the clock is " + behind + " ms behind the ids already issued (it stepped back, or the server "
+          + "restarted after a clock rollback); ids are issued again once it has caught up";
     }
     return null;
+  }
+
+  /** Throws the 503 of {@link #notReady()}, with a Retry-After of the time the clock needs, 1 to 60 s. */
+  private void checkReady() {
+    String why = notReady();
+    if (why != null) {
+      long behind = behindMillis;
+      throw new ApiException(ErrorCode.UNAVAILABLE, unavailable(why).reason(),
+          behind > 0 ? (int) Math.min(60, Math.max(1, (behind + 999) / 1000)) : 1);
+    }
   }
 
   long workerId() {
@@ -106,7 +200,8 @@ final class IdService implements AutoCloseable {
 
   long[] nextIds(@Nullable ParentKey parent, int count) {
     LeasedGeneGenerator g = generator;
-    if (g == null || draining) {
+    checkReady();
+    if (g == null) {
       throw unavailable(notReady());
     }
     try {
@@ -149,10 +244,8 @@ final class IdService implements AutoCloseable {
   // ---------------------------------------------------------------- segment ids
 
   long[] nextSegmentIds(String key, @Nullable ParentKey parent, int count) {
+    checkReady(); // one readiness for both kinds of ids
     GeneSegmentGenerator g = segment(key);
-    if (draining) {
-      throw unavailable(notReady());
-    }
     try {
       return parent == null ? g.nextIds(count) : g.nextIdsFor(parent.gene(), count);
     } catch (GeneIdException e) {
@@ -163,6 +256,10 @@ final class IdService implements AutoCloseable {
   private GeneSegmentGenerator segment(String key) {
     GeneSegmentGenerator g = segments.get(key);
     if (g != null) {
+      java.util.concurrent.atomic.AtomicLong used = createdKeys.get(key);
+      if (used != null) {
+        used.set(System.nanoTime());
+      }
       return g;
     }
     if (!SEGMENT_KEY.matcher(key).matches()) {
@@ -181,7 +278,9 @@ final class IdService implements AutoCloseable {
       }
       if (segments.size() >= config.segmentMaxKeys) {
         throw new ApiException(ErrorCode.UNKNOWN_KEY, "segment key '" + key + "' would be key number "
-            + (segments.size() + 1) + ", above segment-max-keys " + config.segmentMaxKeys);
+            + (segments.size() + 1) + ", above segment-max-keys " + config.segmentMaxKeys
+            + (config.segmentCreateKeys ? "; a created key unused for segment-key-idle-timeout "
+                + config.segmentKeyIdleTimeout.toMillis() + " ms frees its place" : ""));
       }
       try {
         g = GeneSegmentGenerator.builder(store(), key).settings(config.segmentSettings).build();
@@ -191,6 +290,9 @@ final class IdService implements AutoCloseable {
             + e.getMessage());
       }
       segments.put(key, g);
+      if (!config.segmentKeys.contains(key)) {
+        createdKeys.put(key, new java.util.concurrent.atomic.AtomicLong(System.nanoTime()));
+      }
       metrics.watchSegment(g);
       return g;
     }
@@ -241,7 +343,7 @@ final class IdService implements AutoCloseable {
     GeneIdParts p = layout.decode(id);
     long t = id >>> (layout.workerBits() + layout.sequenceBits() + layout.geneBits());
     String millis = BigInteger.valueOf(layout.epoch().toEpochMilli()).add(BigInteger.valueOf(t)).toString();
-    return new Decoded(id, millis, p.timestamp().toString(), p.workerId(), p.sequence(), p.gene());
+    return new Decoded(id, millis, Json.instant(p.timestamp()), p.workerId(), p.sequence(), p.gene());
   }
 
   Decoded decode(String text, String prefix, boolean date) {
@@ -300,6 +402,7 @@ final class IdService implements AutoCloseable {
   @Override
   public void close() {
     draining = true;
+    watcher.shutdownNow();
     synchronized (segmentLock) {
       for (GeneSegmentGenerator g : segments.values()) {
         try {

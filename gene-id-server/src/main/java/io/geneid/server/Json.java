@@ -93,6 +93,14 @@ final class Json {
     return b.append('"');
   }
 
+  private static final java.time.format.DateTimeFormatter MILLIS = java.time.format.DateTimeFormatter
+      .ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(java.time.ZoneOffset.UTC);
+
+  /** An instant in UTC, always with three digits of milliseconds ({@code 2026-11-28T02:12:01.000Z}). */
+  static String instant(java.time.Instant t) {
+    return MILLIS.format(t);
+  }
+
   static String error(ApiException e) {
     return object(64 + e.reason().length()).string("code", e.code().code()).string("reason", e.reason()).end();
   }

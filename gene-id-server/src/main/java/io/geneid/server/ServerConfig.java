@@ -36,7 +36,8 @@ public final class ServerConfig {
   /** The server's own keys. */
   public static final List<String> SERVER_KEYS = List.of("host", "http-port", "grpc-port", "data-dir", "max-count",
       "max-request-bytes", "auth-tokens", "auth-tokens-file", "rate-limit", "rate-limit-burst", "access-log",
-      "drain-timeout", "io-threads");
+      "drain-timeout", "io-threads", "idle-timeout", "read-timeout", "max-connections", "grpc-keepalive-time",
+      "grpc-max-connection-age");
   /** The segment store keys: {@code segment-} and the key the store's provider reads ({@link StoreKeys}). */
   static final String SEGMENT = "segment-";
   static final String SEGMENT_STORE = SegmentStores.SEGMENT_STORE;
@@ -51,7 +52,7 @@ public final class ServerConfig {
   public static final List<String> SEGMENT_KEYS = List.of(SEGMENT_STORE, SEGMENT_JDBC_URL,
       SEGMENT_JDBC_USERNAME, SEGMENT_JDBC_PASSWORD, SEGMENT_JDBC_TABLE, SEGMENT_REDIS_URI,
       SEGMENT_REDIS_KEY_PREFIX, SEGMENT_REDIS_ALLOW_WITHOUT_PERSISTENCE, "segment-keys", "segment-create-keys",
-      "segment-max-keys", "segment-min-step", "segment-max-step", "segment-duration", "segment-prefetch-ratio",
+      "segment-max-keys", "segment-key-idle-timeout", "segment-min-step", "segment-max-step", "segment-duration", "segment-prefetch-ratio",
       "segment-fetch-timeout", "segment-prefetch-retry", "segment-thread-block");
   /** The keys whose values are secrets: never printed. */
   static final Set<String> SECRET_KEYS = Set.of("auth-tokens", SEGMENT_JDBC_PASSWORD, StoreKeys.JDBC_PASSWORD,
@@ -71,6 +72,16 @@ public final class ServerConfig {
   final boolean accessLog;
   final Duration drainTimeout;
   final int ioThreads;
+  final Duration idleTimeout;
+  final Duration readTimeout;
+  final int maxConnections;
+  final Duration grpcKeepAliveTime;
+  final Duration grpcMaxConnectionAge;
+  final Duration segmentKeyIdleTimeout;
+  /** Whether data-dir was left at its default (relative to the working directory). */
+  final boolean defaultDataDir;
+  /** Whether the worker id is the static default 0 (no worker-assigner, worker-id or worker-id-from-hostname). */
+  final boolean defaultWorkerId;
   final Map<String, String> leaseProperties;
   final GeneIdLayout layout;
   final String segmentStore;
@@ -100,6 +111,17 @@ public final class ServerConfig {
     accessLog = s.bool("access-log", false);
     drainTimeout = s.duration("drain-timeout", Duration.ZERO, Duration.ofMinutes(10), Duration.ofSeconds(10));
     ioThreads = s.intValue("io-threads", 0, 1024, 0);
+    idleTimeout = s.duration("idle-timeout", Duration.ofMillis(100), Duration.ofDays(1), Duration.ofSeconds(60));
+    readTimeout = s.duration("read-timeout", Duration.ofMillis(100), Duration.ofHours(1), Duration.ofSeconds(10));
+    maxConnections = s.intValue("max-connections", 1, 1_000_000, defaultMaxConnections());
+    grpcKeepAliveTime = s.duration("grpc-keepalive-time", Duration.ofSeconds(10), Duration.ofDays(1),
+        Duration.ofMinutes(1));
+    grpcMaxConnectionAge = s.duration("grpc-max-connection-age", Duration.ofSeconds(1), Duration.ofDays(365),
+        Duration.ofMinutes(30));
+    defaultDataDir = !s.has("data-dir");
+    defaultWorkerId = !s.has(WorkerIdAssigners.WORKER_ASSIGNER) && !s.has("worker-id")
+        && !s.has("worker-id-from-hostname");
+    checkStoreUris(s);
     this.leaseProperties = Map.copyOf(leaseProperties);
     this.layout = layout;
     segmentStore = s.string(SEGMENT_STORE, "jdbc");
@@ -132,11 +154,129 @@ public final class ServerConfig {
     segmentKeys = Set.copyOf(keys);
     segmentCreateKeys = s.bool("segment-create-keys", false);
     segmentMaxKeys = s.intValue("segment-max-keys", 1, 100_000, 1000);
+    segmentKeyIdleTimeout = s.duration("segment-key-idle-timeout", Duration.ofMillis(100), Duration.ofDays(7),
+        Duration.ofMinutes(10));
     if (segmentKeys.size() > segmentMaxKeys) {
       throw new IllegalArgumentException("segment-keys lists " + segmentKeys.size() + " keys, above segment-max-keys "
           + segmentMaxKeys);
     }
     this.segmentSettings = segmentSettings;
+  }
+
+  /**
+   * The default connection cap: half the process's file limit (the other half stays for the stores, the mark file,
+   * the jar and gRPC), at least 64 and at most 10,000.
+   */
+  static int defaultMaxConnections() {
+    long files = 4096;
+    if (java.lang.management.ManagementFactory.getOperatingSystemMXBean()
+        instanceof com.sun.management.UnixOperatingSystemMXBean unix) {
+      files = unix.getMaxFileDescriptorCount();
+    }
+    return (int) Math.max(64, Math.min(10_000, files / 2));
+  }
+
+  private static final Pattern HOST_PORT = Pattern.compile("[A-Za-z0-9._-]+:[0-9]{1,5}|\\[[0-9A-Fa-f:.]+\\]:[0-9]{1,5}");
+
+  /**
+   * The store addresses are checked here, at start-up and by {@code --check}, without contacting the store: a
+   * Redis URI with a bad port, a JDBC URL of no driver on the class path, a ZooKeeper or etcd address without a
+   * numeric port.
+   */
+  private static void checkStoreUris(SettingsReader s) {
+    for (String key : List.of(StoreKeys.REDIS_URI, SEGMENT_REDIS_URI)) {
+      if (s.has(key)) {
+        String v = s.string(key, "");
+        boolean ok;
+        try {
+          java.net.URI u = new java.net.URI(v);
+          ok = (u.getScheme() != null && (u.getScheme().equals("redis") || u.getScheme().equals("rediss")
+              || u.getScheme().equals("redis-sentinel"))) && u.getHost() != null
+              && (u.getPort() == -1 || u.getPort() > 0 && u.getPort() <= 65_535);
+        } catch (java.net.URISyntaxException e) {
+          ok = false;
+        }
+        if (!ok) {
+          throw new IllegalArgumentException(key + " must be a Redis URI such as redis://host:6379/0 but was '"
+              + redact(v) + "'");
+        }
+      }
+    }
+    for (String key : List.of(StoreKeys.JDBC_URL, SEGMENT_JDBC_URL)) {
+      if (s.has(key)) {
+        String v = s.string(key, "");
+        boolean ok = v.startsWith("jdbc:");
+        if (ok) {
+          try {
+            java.sql.DriverManager.getDriver(v);
+          } catch (java.sql.SQLException e) {
+            throw new IllegalArgumentException(key + ": no JDBC driver on the class path takes '" + redact(v)
+                + "' (the jar has H2, MariaDB and PostgreSQL)");
+          }
+        }
+        if (!ok) {
+          throw new IllegalArgumentException(key + " must be a JDBC URL (jdbc:h2:..., jdbc:mariadb://..., "
+              + "jdbc:postgresql://...) but was '" + redact(v) + "'");
+        }
+      }
+    }
+    if (s.has(StoreKeys.ZOOKEEPER_CONNECT)) {
+      String v = s.string(StoreKeys.ZOOKEEPER_CONNECT, "");
+      String hosts = v.indexOf('/') >= 0 ? v.substring(0, v.indexOf('/')) : v;
+      for (String h : hosts.split(",")) {
+        if (!HOST_PORT.matcher(h.trim()).matches() || port(h) > 65_535 || port(h) < 1) {
+          throw new IllegalArgumentException(StoreKeys.ZOOKEEPER_CONNECT + " must be host:port[,host:port...]"
+              + "[/chroot] with ports in [1, 65535] but was '" + v + "'");
+        }
+      }
+    }
+    if (s.has(StoreKeys.ETCD_ENDPOINTS)) {
+      String v = s.string(StoreKeys.ETCD_ENDPOINTS, "");
+      for (String e : v.split(",")) {
+        boolean ok;
+        try {
+          java.net.URI u = new java.net.URI(e.trim());
+          ok = u.getScheme() != null && (u.getScheme().equals("http") || u.getScheme().equals("https"))
+              && u.getHost() != null && u.getPort() > 0 && u.getPort() <= 65_535;
+        } catch (java.net.URISyntaxException bad) {
+          ok = false;
+        }
+        if (!ok) {
+          throw new IllegalArgumentException(StoreKeys.ETCD_ENDPOINTS + " must be http(s)://host:port URLs, "
+              + "comma-separated, but was '" + v + "'");
+        }
+      }
+    }
+  }
+
+  private static int port(String hostPort) {
+    String p = hostPort.substring(hostPort.lastIndexOf(':') + 1).trim();
+    return p.length() > 5 ? 0 : Integer.parseInt(p);
+  }
+
+  /** A URL without its password ({@code user:secret@} becomes {@code user:***@}; {@code password=} values too). */
+  static String redact(String url) {
+    return url.replaceAll("(//[^/@:]*:)[^/@]*@", "$1***@").replaceAll("(?i)(password=)[^&;]*", "$1***");
+  }
+
+  /**
+   * What the server says about its set-up at start (and {@code --check}): the absolute data folder, and warnings on
+   * the static defaults. Lines for standard output first, then {@code "warning: "} lines for standard error.
+   */
+  public List<String> notes() {
+    List<String> lines = new ArrayList<>();
+    lines.add("gene-id-server: data folder " + dataDir + (defaultDataDir ? " (the default ./gene-id-data, "
+        + "relative to the working directory " + Path.of("").toAbsolutePath() + ")" : ""));
+    if (defaultWorkerId) {
+      lines.add("warning: worker id 0 is the static default: a second server on worker id 0 issues the same ids "
+          + "(a client refuses two such servers, servers cannot see each other); for more than one server, lease "
+          + "the worker ids (worker-assigner=redis|jdbc|zookeeper|etcd) or give each its own worker-id");
+    }
+    if (defaultDataDir) {
+      lines.add("warning: data-dir is the default ./gene-id-data of the working directory: started from another "
+          + "directory the server starts on a fresh folder and repeats segment ids; set data-dir to a fixed path");
+    }
+    return lines;
   }
 
   /** Every key the server accepts, sorted. */

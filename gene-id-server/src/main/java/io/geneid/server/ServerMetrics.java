@@ -49,6 +49,9 @@ final class ServerMetrics implements AutoCloseable {
           .register(registry));
     }
     t.record(nanos, TimeUnit.NANOSECONDS);
+    if (!outcome.equals("ok")) {
+      rejected(outcome);
+    }
     if (ids > 0) {
       String ck = kind + '|' + protocol;
       Counter c = counters.get(ck);
@@ -71,9 +74,28 @@ final class ServerMetrics implements AutoCloseable {
         .register(registry);
   }
 
+  private final Map<GeneSegmentGenerator, Gauge> segmentGauges = new ConcurrentHashMap<>();
+
+  void unwatchSegment(GeneSegmentGenerator g) {
+    Gauge gauge = segmentGauges.remove(g);
+    if (gauge != null) {
+      registry.remove(gauge);
+    }
+  }
+
+  /** A request refused, by its error code: {@code geneid_server_rejected_total{code}}. */
+  void rejected(String code) {
+    Counter c = counters.get("rejected|" + code);
+    if (c == null) {
+      c = counters.computeIfAbsent("rejected|" + code, k -> Counter.builder("geneid.server.rejected")
+          .description("requests refused, by error code").tag("code", code).register(registry));
+    }
+    c.increment();
+  }
+
   void watchSegment(GeneSegmentGenerator g) {
-    Gauge.builder("geneid.server.segment.remaining", g, x -> x.status().remaining())
-        .tag("key", g.bizTag()).description("values left in fetched segments").register(registry);
+    segmentGauges.put(g, Gauge.builder("geneid.server.segment.remaining", g, x -> x.status().remaining())
+        .tag("key", g.bizTag()).description("values left in fetched segments").register(registry));
   }
 
   String scrape() {

@@ -127,7 +127,7 @@ class HttpApiTest {
   @Test
   void headersAboveTheLimitAre413() {
     TestServer.Answer a = s.get("/v1/ids", "X-Padding", "x".repeat(9000));
-    assertError(a, 413, "payload_too_large", "the request line or headers exceed max-request-bytes");
+    assertError(a, 413, "payload_too_large", "the request line and headers exceed max-request-bytes 8192");
   }
 
   @Test
