@@ -51,6 +51,13 @@ class RedisClusterSegmentStoreContractTest extends AbstractSegmentStoreContractT
     cluster.redis().del(prefix + ":segment:" + tag);
   }
 
+  /** The store notices the lost counter itself (its generation) and refuses the claim, naming the key. */
+  @Override
+  protected void assertRefusedAfterLoss(Throwable refused, SegmentStore store) {
+    org.assertj.core.api.Assertions.assertThat(refused).hasStackTraceContaining("was lost")
+        .hasStackTraceContaining(":segment:order");
+  }
+
   @Override
   protected int claimsPerRacingThread() {
     return 50;

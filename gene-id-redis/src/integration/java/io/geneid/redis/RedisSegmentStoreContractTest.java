@@ -38,6 +38,13 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
     redis.redis().del(redis.segmentKey(tag)); // what a restart of a Redis without persistence does
   }
 
+  /** The store notices the lost counter itself (its generation) and refuses the claim, naming the key. */
+  @Override
+  protected void assertRefusedAfterLoss(Throwable refused, SegmentStore store) {
+    org.assertj.core.api.Assertions.assertThat(refused).hasStackTraceContaining("was lost")
+        .hasStackTraceContaining(":segment:order");
+  }
+
   @Override
   protected int claimsPerRacingThread() {
     return 100;

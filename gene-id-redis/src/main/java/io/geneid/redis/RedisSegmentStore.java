@@ -10,6 +10,8 @@ import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.sync.RedisClusterCommands;
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicReference;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -101,6 +103,8 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   private final String keyPrefix;
   private final String where;
   private final RedisConnections.ReplicaWait replicas;
+  /** Per tag, the generation of its counter this store claimed under ({@link #guardKey(String)}). */
+  private final Map<String, String> generations = new ConcurrentHashMap<>();
   /** The server of the last claim, to log a failover or restart once. */
   private final AtomicReference<String> lastServer = new AtomicReference<>("");
 
@@ -138,7 +142,11 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     try {
       // the claim and its WAIT run on the one server that owns the key (in a cluster: the master of its slot)
       RedisClusterCommands<String, String> server = link.serverOf(key);
-      List<Object> reply = claim(server, key, step);
+      String known = generations.getOrDefault(bizTag, "");
+      List<Object> reply = claim(server, key, guardKey(bizTag), step, known);
+      if ("lost".equals(reply.get(0))) {
+        throw new GeneIdException(lost(bizTag, String.valueOf(reply.get(1))));
+      }
       if ("evicting".equals(reply.get(0))) {
         String policy = String.valueOf(reply.get(1));
         throw new GeneIdException(RedisConnections.evictionRefusal("unknown".equals(policy) ? null : policy,
@@ -148,6 +156,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       end = Long.parseLong(String.valueOf(reply.get(0)));
       String identity = String.valueOf(reply.get(1));
       int connected = Integer.parseInt(String.valueOf(reply.get(2)));
+      generations.put(bizTag, String.valueOf(reply.get(3)));
       String before = lastServer.getAndSet(identity);
       if (!before.isEmpty() && !before.equals(identity)) {
         LOG.info("the Redis segment store at {} now claims on another server (run_id:master_replid {} after {}): "
@@ -170,18 +179,45 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     return new Segment(end - step + 1, end);
   }
 
-  private static List<Object> claim(RedisClusterCommands<String, String> server, String key, long step) {
-    String[] keys = {key};
-    String arg = Long.toString(step);
+  private static List<Object> claim(RedisClusterCommands<String, String> server, String key, String guard, long step,
+      String known) {
+    String[] keys = {key, guard};
+    String fresh = Long.toHexString(SECURE.nextLong()) + Long.toHexString(SECURE.nextLong());
+    String[] args = {Long.toString(step), known, fresh};
     Object reply;
     try {
-      reply = server.evalsha(CLAIM.sha, ScriptOutputType.MULTI, keys, arg);
+      reply = server.evalsha(CLAIM.sha, ScriptOutputType.MULTI, keys, args);
     } catch (RedisNoScriptException e) {
-      reply = server.eval(CLAIM.body, ScriptOutputType.MULTI, keys, arg);
+      reply = server.eval(CLAIM.body, ScriptOutputType.MULTI, keys, args);
     }
     @SuppressWarnings("unchecked")
     List<Object> list = (List<Object>) reply;
     return list;
+  }
+
+  private static final java.security.SecureRandom SECURE = new java.security.SecureRandom();
+
+  /**
+   * The key of {@code bizTag}'s guard: the random generation its counter counts under, or the tombstone of a lost
+   * counter. {@code <counter key>:guard{<counter key>}}, so that it starts with the key prefix and hashes to the
+   * counter's cluster slot; for a counter key that holds a hash tag of its own ({@code {...}}),
+   * {@code <counter key>:guard}, which that tag places likewise.
+   */
+  public String guardKey(String bizTag) {
+    String key = key(bizTag);
+    int open = key.indexOf('{');
+    boolean tagged = open >= 0 && key.indexOf('}', open + 1) > open + 1;
+    return tagged ? key + ":guard" : key + ":guard{" + key + "}";
+  }
+
+  /** The refusal of a claim of {@code bizTag} whose counter was lost: the key, what happened, what to do. */
+  private String lost(String bizTag, String tombstone) {
+    String key = key(bizTag);
+    return "the segment counter " + key + " of tag '" + bizTag + "' at " + where + " was lost (" + tombstone
+        + "): Redis restarted without its data, was flushed, or the key was deleted, and counting on would hand"
+        + " out again values already issued. Every claim of the tag is refused until an operator acts: SET " + key
+        + " <a value above every id of the tag in use (id >> gene bits)>, then DEL " + guardKey(bizTag)
+        + ", then restart the processes that use the tag (they remember the lost generation and keep refusing)";
   }
 
   /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */

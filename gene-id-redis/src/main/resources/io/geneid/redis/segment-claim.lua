@@ -1,15 +1,37 @@
 -- gene-id segment range: claim ARGV[1] values of one business tag's counter (KEYS[1], a plain integer string, the
--- same key a bare INCRBY used). One key, so one cluster slot.
+-- same key a bare INCRBY used). KEYS[2] is the counter's guard, in the same cluster slot: the random generation
+-- (ARGV[3] when it is created) under which the counter has counted since it was created. A store passes the
+-- generation it claimed under before (ARGV[2], '' if none): a guard that is missing or another means the counter was
+-- lost (a Redis restarted without its data, FLUSHALL, an operator's DEL) and counts again from values already handed
+-- out, which no restart without data can hide, since the generation was drawn at random by a claim before; a guard
+-- without its counter (the counter deleted alone) is a loss too, whoever claims. The guard
+-- then becomes a tombstone ('lost:...') that refuses every store's claims until an operator acts.
 -- Reply: {'evicting', policy} without claiming when the server runs a maxmemory-policy that may evict the counter
---         (allkeys-*: switched at run time, the store refused it at build), else
---        {the counter after the claim (a decimal string: Lua numbers would lose 63-bit precision), the server's
---         identity (run_id:master_replid), the number of replicas connected to it now}
+--         (allkeys-*: switched at run time, the store refused it at build);
+--        {'lost', guard} without claiming when the counter was lost (see above);
+--        else {the counter after the claim (a decimal string: Lua numbers would lose 63-bit precision), the server's
+--         identity (run_id:master_replid), the number of replicas connected to it now, the generation}
 -- The client then waits (WAIT) until every replica the deployment could promote has the claim before it hands
 -- the range out (RedisSegmentStore).
 local policy = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or 'unknown'
 if policy == 'unknown' or string.sub(policy, 1, 8) == 'allkeys-' then return {'evicting', policy} end
+local guard = redis.call('GET', KEYS[2])
+if guard and string.sub(guard, 1, 5) == 'lost:' then return {'lost', guard} end
+local counter = redis.call('GET', KEYS[1])
+if (ARGV[2] ~= '' and guard ~= ARGV[2]) or (guard and not counter) then
+  local found = guard and ('generation ' .. guard) or 'no generation'
+  local tomb = 'lost: a store that claimed under ' .. (ARGV[2] ~= '' and ('generation ' .. ARGV[2]) or 'no generation yet')
+    .. ' found ' .. found .. ' and '
+    .. (counter and ('the counter at ' .. counter) or 'no counter')
+  redis.call('SET', KEYS[2], tomb)
+  return {'lost', tomb}
+end
+if not guard then
+  guard = ARGV[3]
+  redis.call('SET', KEYS[2], guard)
+end
 redis.call('INCRBY', KEYS[1], ARGV[1])
 local runid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or 'unknown'
 local info = redis.call('INFO', 'replication')
 local replid = string.match(info, 'master_replid:(%x+)') or 'unknown'
-return {redis.call('GET', KEYS[1]), runid .. ':' .. replid, string.match(info, 'connected_slaves:(%d+)') or '0'}
+return {redis.call('GET', KEYS[1]), runid .. ':' .. replid, string.match(info, 'connected_slaves:(%d+)') or '0', guard}

@@ -11,8 +11,14 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.Callable;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import org.apache.curator.framework.CuratorFramework;
 import org.apache.curator.framework.CuratorFrameworkFactory;
@@ -72,8 +78,11 @@ import org.slf4j.LoggerFactory;
  *       when any holder the store forgot has fenced itself (it renews meanwhile). Besides, a holder stops issuing as
  *       soon as its connection drops (a restore restarts the server), and a ZooKeeper client refuses to reconnect
  *       its session to a server that has seen fewer transactions than it has: its session is lost instead.
- *   <li><b>Silence</b>: every call waits at most the connection timeout for a connection and fails at once while
- *       the session is suspended, so a renewal never hangs past the lease.
+ *   <li><b>Silence</b>: every Curator call runs on the assigner's own thread and is waited for at most
+ *       {@link #callTimeout()} (the connection timeout, at most a third of the TTL); a call that has not answered by
+ *       then fails (and is interrupted), and calls fail at once while the session is suspended. So a renewal returns
+ *       within a third of the TTL even when the connection stays open but goes silent, which ZooKeeper itself notices
+ *       only after two thirds of the session timeout (issue #39: 37.8 s with a 30 s session before this bound).
  * </ul>
  * Every process of a pool should use the same worker-id range, TTL and borrowing bound. The assigner logs one line
  * per connection state change; the store is described by its connect string (never its credentials).
@@ -92,12 +101,23 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
   private final ConnectionStateListener stateListener = this::stateChanged;
   private final List<Consumer<String>> doubtListeners = new CopyOnWriteArrayList<>();
   private volatile ConnectionState connection = ConnectionState.CONNECTED;
+  /** Runs every Curator call, so that the caller can stop waiting for one ({@link #bounded}). */
+  private final ExecutorService calls;
+  private final Duration callTimeout;
 
   private ZookeeperWorkerIdAssigner(Builder b, WorkerIdAssigners.LeaseSettings lease) {
     super(lease);
     String space = lease.space();
     Duration ttl = lease.ttl();
     this.poolPath = b.basePath + "/leases/" + space;
+    Duration connectTimeout = b.connectionTimeout != null ? b.connectionTimeout
+        : Duration.ofMillis(Math.max(100, Math.min(ttl.toMillis() / 3, 5_000)));
+    this.callTimeout = connectTimeout.compareTo(ttl.dividedBy(3)) < 0 ? connectTimeout : ttl.dividedBy(3);
+    this.calls = Executors.newSingleThreadExecutor(r -> {
+      Thread t = new Thread(r, "gene-id-zookeeper-call[" + space + "]");
+      t.setDaemon(true);
+      return t;
+    });
     if (b.client != null) {
       this.client = b.client;
       this.ownsClient = false;
@@ -132,10 +152,12 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
       } catch (InterruptedException e) {
         Thread.currentThread().interrupt();
         client.close();
+        calls.shutdownNow();
         throw new GeneIdException("interrupted while connecting to the worker-id lease store, " + description);
       }
       if (!connected) {
         client.close();
+        calls.shutdownNow();
         throw new GeneIdException("cannot reach the worker-id lease store, " + description + ", within "
             + Math.max(connectionTimeout.toMillis(), 1_000) + " ms");
       }
@@ -150,6 +172,47 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
   /** A builder; {@link Builder#connectString(String)} or {@link Builder#client(CuratorFramework)} is required. */
   public static Builder builder() {
     return new Builder();
+  }
+
+  /**
+   * How long a caller waits for one ZooKeeper call: the connection timeout, at most a third of the TTL. A renewal
+   * makes its calls one after another and gives up at the first that does not answer in time.
+   */
+  public Duration callTimeout() {
+    return callTimeout;
+  }
+
+  /**
+   * Runs {@code call} on the assigner's call thread and waits for it at most {@link #callTimeout()}: a ZooKeeper
+   * connection that stays open but goes silent is noticed by the client only after two thirds of the session timeout,
+   * and Curator then retries; no renewal may wait that long. A call that does not answer in time is interrupted and
+   * fails with a {@link GeneIdException} naming it and the bound; a write it carried may still reach the server, which
+   * the protocol allows (a grant that is never renewed expires, a renewal or release that took effect is harmless).
+   */
+  private <T> T bounded(String what, Callable<T> call) throws Exception {
+    Future<T> f;
+    try {
+      f = calls.submit(call);
+    } catch (java.util.concurrent.RejectedExecutionException e) {
+      throw new GeneIdException("the worker-id lease store, " + description + ", is closed (" + what + ")");
+    }
+    try {
+      return f.get(callTimeout.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      f.cancel(true);
+      throw new GeneIdException("the worker-id lease store, " + description + ", did not answer " + what
+          + " for space '" + space() + "' within " + callTimeout.toMillis() + " ms (the call timeout: the"
+          + " connection timeout, at most a third of the lease TTL); the connection may be open but silent");
+    } catch (InterruptedException e) {
+      f.cancel(true);
+      throw e;
+    } catch (ExecutionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof Exception ex) {
+        throw ex;
+      }
+      throw e;
+    }
   }
 
   /** The ZooKeeper path of this pool. */
@@ -223,7 +286,8 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
     public @Nullable Entry get(Kind kind, long id) {
       try {
         Stat stat = new Stat();
-        byte[] data = client.getData().storingStatIn(stat).forPath(where(kind, id));
+        byte[] data = bounded("reading " + where(kind, id),
+            () -> client.getData().storingStatIn(stat).forPath(where(kind, id)));
         return new Entry(id, new String(data, StandardCharsets.UTF_8), stat.getVersion(), stat.getMtime(),
             stat.getEphemeralOwner());
       } catch (KeeperException.NoNodeException e) {
@@ -254,7 +318,8 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
           }
         }
         long at = 0;
-        for (CuratorTransactionResult r : client.transaction().forOperations(ops)) {
+        for (CuratorTransactionResult r : bounded("writing worker id " + writes.get(0).id(),
+            () -> client.transaction().forOperations(ops))) {
           if (r.getResultStat() != null && at == 0) {
             at = r.getResultStat().getMtime();
           }
@@ -302,7 +367,8 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
     }
     int negotiated;
     try {
-      negotiated = client.getZookeeperClient().getZooKeeper().getSessionTimeout();
+      negotiated = bounded("reading the session timeout",
+          () -> client.getZookeeperClient().getZooKeeper().getSessionTimeout());
     } catch (Exception e) {
       throw failure("reading the session timeout", e);
     }
@@ -315,7 +381,7 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
 
   private long sessionId() {
     try {
-      return client.getZookeeperClient().getZooKeeper().getSessionId();
+      return bounded("reading the session id", () -> client.getZookeeperClient().getZooKeeper().getSessionId());
     } catch (Exception e) {
       throw failure("reading the session id", e);
     }
@@ -326,14 +392,14 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
     String path = poolPath + "/clock";
     try {
       try {
-        return client.setData().forPath(path, new byte[0]).getMtime();
+        return bounded("reading the server time", () -> client.setData().forPath(path, new byte[0]).getMtime());
       } catch (KeeperException.NoNodeException e) {
         try {
-          client.create().creatingParentsIfNeeded().forPath(path, new byte[0]);
+          bounded("creating " + path, () -> client.create().creatingParentsIfNeeded().forPath(path, new byte[0]));
         } catch (KeeperException.NodeExistsException raced) {
           // created meanwhile
         }
-        return client.setData().forPath(path, new byte[0]).getMtime();
+        return bounded("reading the server time", () -> client.setData().forPath(path, new byte[0]).getMtime());
       }
     } catch (Exception e) {
       throw failure("reading the server time", e);
@@ -344,8 +410,9 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
   private void createParents() {
     for (String child : List.of("/ids", "/claims")) {
       try {
-        if (client.checkExists().forPath(poolPath + child) == null) {
-          client.create().creatingParentsIfNeeded().forPath(poolPath + child, new byte[0]);
+        String path = poolPath + child;
+        if (bounded("looking for " + path, () -> client.checkExists().forPath(path)) == null) {
+          bounded("creating " + path, () -> client.create().creatingParentsIfNeeded().forPath(path, new byte[0]));
         }
       } catch (KeeperException.NodeExistsException e) {
         // created meanwhile
@@ -357,7 +424,7 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
 
   private List<String> children(String path) {
     try {
-      return client.getChildren().forPath(path);
+      return bounded("listing " + path, () -> client.getChildren().forPath(path));
     } catch (KeeperException.NoNodeException e) {
       return List.of();
     } catch (Exception e) {
@@ -368,6 +435,9 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
   private GeneIdException failure(String what, Exception e) {
     if (e instanceof InterruptedException) {
       Thread.currentThread().interrupt();
+    }
+    if (e instanceof GeneIdException g) {
+      return g; // a call that did not answer within its bound says so itself
     }
     return new GeneIdException("the worker-id lease store, " + description + ", failed " + what + " for space '"
         + space() + "': " + e, e);
@@ -402,6 +472,7 @@ public final class ZookeeperWorkerIdAssigner extends KeyValueWorkerIdAssigner {
   public void close() {
     client.getConnectionStateListenable().removeListener(stateListener);
     doubtListeners.clear();
+    calls.shutdownNow(); // a call stuck on a silent connection is interrupted, not waited for
     if (ownsClient) {
       client.close();
     }

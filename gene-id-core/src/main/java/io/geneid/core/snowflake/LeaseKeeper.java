@@ -472,10 +472,12 @@ final class LeaseKeeper implements Runnable {
   private Acquired acquire() {
     Map<Long, Instant> unusable = new LinkedHashMap<>();
     IllegalStateException refused = null;
+    LeaseLapsedException lapsed = null;
     long tolerable = g.maxBorrowMillis + g.clockBackwardsPolicy.maxWait().toMillis();
     Duration slack = Duration.ofMillis(g.maxBorrowMillis);
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       WorkerLease lease;
+      long askedNanos = g.nanos.getAsLong(); // the grant happened after this: its TTL ran from here at the earliest
       try {
         lease = call("acquire at " + assigner, () -> assigner.acquire(g.layout.maxWorkerId(), slack));
       } catch (WorkerIdExhaustedException e) {
@@ -531,6 +533,16 @@ final class LeaseKeeper implements Runnable {
       long sent = g.nanos.getAsLong();
       long sentWall = System.currentTimeMillis();
       long mark = Math.max(g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1, previous);
+      if (lapsedBeforeRenewal(lease, askedNanos, sent)) {
+        // Paused between the grant and its first renewal past the TTL (a GC pause, a slow reply): a store that
+        // cannot vouch for its history may have granted the worker id to another process meanwhile and then come
+        // back from a copy that still holds this grant, so "renewed" would not mean "nobody else has it". The same
+        // rule as a lapsed lease in renew(): a new grant, with its wait.
+        lapsed = lapsed(lease, askedNanos, sent);
+        claim.close();
+        releaseQuietly(lease, lease.previousHighWaterMark());
+        continue;
+      }
       WorkerLease renewed;
       try {
         renewed = call("renew of worker id " + lease.workerId() + " at " + assigner,
@@ -560,6 +572,11 @@ final class LeaseKeeper implements Runnable {
         claim.close();
         lastError = e;
         continue; // taken over while waiting: lease another
+      } catch (LeaseLapsedException e) {
+        lapsed = e; // paused past the TTL while waiting: given back, lease again
+        claim.close();
+        releaseQuietly(e.lease, lease.previousHighWaterMark());
+        continue;
       } catch (RuntimeException e) {
         claim.close();
         releaseQuietly(acquired.lease(), lease.previousHighWaterMark());
@@ -570,6 +587,9 @@ final class LeaseKeeper implements Runnable {
     }
     if (unusable.isEmpty() && refused != null) {
       throw refused;
+    }
+    if (unusable.isEmpty() && lapsed != null) {
+      throw lapsed;
     }
     StringBuilder marks = new StringBuilder();
     unusable.forEach((id, mark) -> marks.append(marks.length() == 0 ? "" : ", ").append(id).append(" (mark ")
@@ -592,6 +612,39 @@ final class LeaseKeeper implements Runnable {
       return Long.MIN_VALUE;
     }
     return lease.expiresAt().toEpochMilli() + g.maxBorrowMillis + WorkerIdAssigner.HISTORY_MARGIN.toMillis();
+  }
+
+  /**
+   * Whether a renewal of {@code lease} sent at {@code sentNanos} would revive a lease that lapsed: the previous grant
+   * or renewal was sent at {@code previousSentNanos}, and this one goes out after that one's fencing deadline, from a
+   * store that cannot vouch for its history. Such a renewal may succeed against a store restored from a copy after it
+   * granted the worker id to someone else, so it must be treated as a grant ("a lease that lapsed and is renewed is a
+   * new grant"): the first renewal after a grant as well as the renewals of the loop.
+   */
+  private boolean lapsedBeforeRenewal(WorkerLease lease, long previousSentNanos, long sentNanos) {
+    return sentNanos - (previousSentNanos + g.deadlineNanos) >= 0 && forgottenHoldersFloor(lease) != Long.MIN_VALUE;
+  }
+
+  private LeaseLapsedException lapsed(WorkerLease lease, long previousSentNanos, long sentNanos) {
+    LeaseLapsedException e = new LeaseLapsedException(lease, where(lease.workerId()) + " lapsed before it could be"
+        + " renewed: the renewal was due within " + g.deadlineNanos / 1_000_000 + " ms of the previous store call but"
+        + " went out " + (sentNanos - previousSentNanos) / 1_000_000 + " ms after it (a paused process, a slow store"
+        + " call), and " + assigner.store() + " cannot vouch that nobody was granted it meanwhile: given back and"
+        + " leased again, with the wait for forgotten holders");
+    LOG.log(Level.WARNING, e.getMessage());
+    lastError = e;
+    return e;
+  }
+
+  /** A lease whose next renewal would come after its deadline, from a store that cannot vouch: lease again. */
+  private static final class LeaseLapsedException extends GeneIdException {
+    private static final long serialVersionUID = 1L;
+    final transient WorkerLease lease;
+
+    LeaseLapsedException(WorkerLease lease, String message) {
+      super(message);
+      this.lease = lease;
+    }
   }
 
   /** How far ahead of the clock {@link #forgottenHoldersFloor} may lie, the skew margin aside. */
@@ -622,6 +675,9 @@ final class LeaseKeeper implements Runnable {
       }
       long now = g.nanos.getAsLong();
       if (now - retryAt >= 0) {
+        if (lapsedBeforeRenewal(lease, sent, now)) {
+          throw lapsed(lease, sent, now);
+        }
         long s = now;
         long sw = System.currentTimeMillis();
         long mark = Math.max(g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1,

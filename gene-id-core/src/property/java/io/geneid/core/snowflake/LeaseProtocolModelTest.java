@@ -29,7 +29,9 @@ import org.jspecify.annotations.Nullable;
  * The lease protocol as a whole, model-based: three processes ({@link LeasedGeneGenerator}s with keepers driven by
  * hand, each with its own clock) share a {@link ModelLeaseStore} that follows {@link io.geneid.core.lease.WorkerIdAssigner}'s protocol and
  * can forget, roll back to an older snapshot (and say so, or not: a silent rollback), drop one worker id's record
- * and lose replies. Random action
+ * and lose replies. A process can also stop right after a grant, before its first renewal, while the next steps of
+ * the sequence run ({@code stallAfterGrant}: the rule that a lease that lapsed and is renewed is a new grant holds for
+ * the first renewal too, issue #39). Random action
  * sequences move time, run keeper steps, issue ids, pause and resume processes, step their clocks and break the
  * store; after every action no two processes may have issued an id with the same (worker id, millisecond).
  *
@@ -88,12 +90,32 @@ class LeaseProtocolModelTest {
     if (silentRollbacks > 0) {
       kinds.add(Tuple.of(silentRollbacks, p.map(i -> List.of(new Step("snapshot", 0, 0),
           new Step("advance", 0, TTL.toMillis() + 200), new Step("tick", i, 0)))));
+      // a process stops right after a grant; meanwhile the copy is taken, its lease lapses, another process leases
+      // and issues, and the copy comes back; then both issue
+      kinds.add(Tuple.of(silentRollbacks, p.flatMap(i -> Arbitraries.integers().between(1, PROCESSES - 1)
+          .map(d -> pauseAfterGrant(i, (i + d) % PROCESSES)))));
       kinds.add(Tuple.of(silentRollbacks, p.map(i -> List.of(new Step("silentRollback", 0, 0),
           new Step("tick", i, 0)))));
     }
     Arbitrary<List<Step>> fragment = Arbitraries.frequencyOf(kinds.toArray(new Tuple.Tuple2[0]));
     return fragment.list().ofMinSize(10).ofMaxSize(50)
         .map(fragments -> fragments.stream().flatMap(List::stream).toList());
+  }
+
+  /**
+   * Process {@code i} (re)starts and stops right after its grant; while it stands still the copy of the store is
+   * taken, its lease lapses, {@code j} leases, waits and issues, and the store silently goes back to the copy;
+   * then both issue.
+   */
+  static List<Step> pauseAfterGrant(int i, int j) {
+    List<Step> nested = List.of(new Step("snapshot", 0, 0), new Step("advance", 0, TTL.toMillis() + 200),
+        new Step("tick", j, 0), new Step("issue", j, 3), new Step("silentRollback", 0, 0));
+    List<Step> all = new ArrayList<>(List.of(new Step("resume", i, 0), new Step("restart", i, 0),
+        new Step("stallAfterGrant", i, nested.size()), new Step("tick", i, 0)));
+    all.addAll(nested);
+    all.addAll(List.of(new Step("issue", i, 3), new Step("issue", j, 3), new Step("advance", 0, 6),
+        new Step("issue", i, 3), new Step("issue", j, 3), new Step("advance", 0, 6), new Step("issue", i, 3)));
+    return all;
   }
 
   private static Tuple.Tuple2<Integer, Arbitrary<List<Step>>> one(int weight, Arbitrary<Step> step) {
@@ -128,17 +150,41 @@ class LeaseProtocolModelTest {
     assertThat(clash).as("a clash in 6000 random sequences with silent rollbacks and a trusted store").isNotNull();
   }
 
+  /**
+   * Issue #39, scenario 1, by hand: process 0 holds worker id 1, process 2 worker id 0 (kept renewed); process 0
+   * stops right after the grant of worker id 1 for longer than the TTL; process 1 is granted worker id 1, waits and
+   * issues; the store comes back from a copy taken after process 0's grant, and process 0's first renewal succeeds.
+   * Before the fix process 0 issued at once, on the milliseconds of process 1.
+   */
+  @Example
+  void aPauseBetweenAGrantAndItsFirstRenewalRepeatsNothing() {
+    List<Step> nested = List.of(new Step("snapshot", 0, 0), new Step("advance", 0, 300), new Step("tick", 2, 0),
+        new Step("advance", 0, 300), new Step("tick", 2, 0), new Step("advance", 0, 300), new Step("tick", 2, 0),
+        new Step("advance", 0, 300), new Step("tick", 2, 0), new Step("tick", 1, 0), new Step("issue", 1, 3),
+        new Step("silentRollback", 0, 0));
+    List<Step> steps = new ArrayList<>(List.of(new Step("tick", 2, 0), new Step("stallAfterGrant", 0, nested.size()),
+        new Step("tick", 0, 0)));
+    steps.addAll(nested);
+    for (int k = 0; k < 10; k++) { // over 20 ms: process 1 starts up to max-borrow-millis ahead of the clock
+      steps.addAll(List.of(new Step("issue", 0, 4), new Step("issue", 1, 4), new Step("advance", 0, 2)));
+    }
+    String clash = run(steps, false);
+    System.out.println("[model] pause between a grant and its first renewal, store restored from a copy: "
+        + (clash == null ? "no clash" : clash));
+    assertThat(clash).isNull();
+  }
+
   /** Runs {@code steps}; the first clash (with the steps so far), or null. */
   private static @Nullable String run(List<Step> steps, boolean storeVouches) {
     // with silent rollbacks, three processes share two worker ids, so a worker id a lapsed holder had is taken by
     // another process before the store forgets it
     boolean silent = steps.stream().anyMatch(st -> st.kind().equals("silentRollback"));
-    World w = new World(storeVouches, silent ? 1 : 2);
+    World w = new World(storeVouches, silent ? 1 : 2, steps);
     try {
-      for (int k = 0; k < steps.size(); k++) {
-        w.apply(steps.get(k));
+      while (w.next < steps.size()) {
+        w.apply(steps.get(w.next++));
         if (w.clash != null) {
-          return w.clash + " after " + steps.subList(0, k + 1);
+          return w.clash + " after " + steps.subList(0, w.next);
         }
       }
       return null;
@@ -166,14 +212,20 @@ class LeaseProtocolModelTest {
     final ModelLeaseStore store;
     final long[] offsets = new long[PROCESSES];
     final boolean[] paused = new boolean[PROCESSES];
+    /** Processes standing still inside a store call ({@code stallAfterGrant}). */
+    final boolean[] stalled = new boolean[PROCESSES];
     final LeasedGeneGenerator[] generators = new LeasedGeneGenerator[PROCESSES];
     /** (worker id, ms since epoch) -> the process that issued an id there. */
     final Map<Long, Integer> issued = new HashMap<>();
     final List<Long> ids = new ArrayList<>();
     Object snapshot;
     String clash;
+    /** The sequence, and the index of its next step (steps run inside a stalled call advance it too). */
+    final List<Step> steps;
+    int next;
 
-    World(boolean storeVouches, long maxWorkerId) {
+    World(boolean storeVouches, long maxWorkerId, List<Step> steps) {
+      this.steps = steps;
       store = new ModelLeaseStore(space, 0, maxWorkerId, TTL, this::trueMillis, nanos::get);
       store.unknownHistoryWaitNanos = TTL.plusMillis(MAX_AHEAD_MS + 100).toNanos();
       store.vouches = storeVouches;
@@ -238,6 +290,21 @@ class LeaseProtocolModelTest {
         case "silentRollback" -> store.rollBackSilently(snapshot);
         case "drop" -> store.drop(s.amount());
         case "loseReplies" -> store.repliesToLose.set((int) s.amount());
+        case "stallAfterGrant" -> store.afterGrant.put("p" + i, () -> {
+          // process i stands still inside its acquisition: the next steps run meanwhile (its own, and those of any
+          // other process stalled the same way, are skipped)
+          stalled[i] = true;
+          try {
+            for (long n = 0; n < s.amount() && next < steps.size() && clash == null; n++) {
+              Step inner = steps.get(next++);
+              if (!stalled[inner.process()] || !List.of("tick", "issue", "restart").contains(inner.kind())) {
+                apply(inner);
+              }
+            }
+          } finally {
+            stalled[i] = false;
+          }
+        });
         default -> throw new IllegalArgumentException(s.kind());
       }
     }

@@ -63,6 +63,11 @@ final class ModelLeaseStore {
    * every loss it suffers (every fault of this store but {@link #rollBackSilently}); false lets the protocol wait.
    */
   volatile boolean vouches = true;
+  /**
+   * Run once, on the acquirer's thread, after a grant to the owner it is keyed by and before the grant is returned:
+   * a holder that stops right after its grant (a GC pause, a slow reply), while the rest of the world moves on.
+   */
+  final Map<String, Runnable> afterGrant = new ConcurrentHashMap<>();
 
   ModelLeaseStore(String space, long minWorkerId, long maxWorkerId, Duration ttl, GeneClock storeClock) {
     this(space, minWorkerId, maxWorkerId, ttl, storeClock, System::nanoTime);
@@ -245,6 +250,10 @@ final class ModelLeaseStore {
           if (lease != null) {
             maxHeld.accumulateAndGet(heldBy(owner).size(), Math::max);
             maybeLoseReply(Op.ACQUIRE);
+            Runnable pause = afterGrant.remove(owner);
+            if (pause != null) {
+              pause.run();
+            }
             return lease;
           }
           long left = end - nanos.getAsLong();
