@@ -66,59 +66,66 @@ final class BucketFence {
     this.installWait = installWait;
   }
 
-  /** The name of the fence's trigger (and PostgreSQL function) on {@code physical}, at most 63 characters. */
-  static String triggerName(String physical) {
-    String name = "gid_fence_" + physical.toLowerCase(Locale.ROOT);
-    if (name.length() <= 48) {
-      return name;
-    }
+  /**
+   * The name of the fence's trigger (and PostgreSQL function) on a table: the table's name (at most 30 characters of
+   * it) and a hash of everything the trigger's body depends on (map, gene bits, table, key column), so a trigger left
+   * by another map or layout over the same table is never taken for this one; at most 52 characters with the
+   * MariaDB event suffix.
+   */
+  String triggerName(Fenced t) {
+    String table = t.physical().toLowerCase(Locale.ROOT);
     CRC32C crc = new CRC32C();
-    crc.update(physical.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-    return name.substring(0, 40) + "_" + Long.toHexString(crc.getValue());
+    crc.update((map + "\n" + geneBits + "\n" + table + "\n" + t.keyColumn().toLowerCase(Locale.ROOT))
+        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+    return "gid_fence_" + (table.length() > 30 ? table.substring(0, 30) : table) + "_"
+        + String.format(Locale.ROOT, "%08x", crc.getValue());
+  }
+
+  /** The MariaDB/MySQL triggers of one table: one per event. */
+  private static final List<String> MYSQL_EVENTS = List.of("_bi", "_bu", "_bd");
+
+  private static void createTable(Connection c, Kind kind) throws SQLException {
+    try (Statement st = c.createStatement()) {
+      st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (map_name VARCHAR(128) NOT NULL, bucket INT NOT NULL,"
+          + " fenced_version BIGINT NOT NULL, PRIMARY KEY (map_name, bucket))");
+      if (kind == Kind.H2) {
+        st.execute("CREATE TABLE IF NOT EXISTS " + H2_TRIGGERS + " (trigger_name VARCHAR(128) PRIMARY KEY,"
+            + " map_name VARCHAR(128) NOT NULL, key_column VARCHAR(128) NOT NULL, gene_bits INT NOT NULL)");
+      }
+    }
+  }
+
+  private void ensureTriggers(Connection c, Kind kind, int target, List<Fenced> tables) throws SQLException {
+    for (Fenced t : tables) {
+      if (!triggersExist(c, kind, t)) {
+        withLockRetries(c, kind, target, "installing the fence on " + t.physical(), () -> create(c, kind, t));
+        LOG.info("fence installed on {} of target {} (map '{}', key {})", t.physical(), target, map, t.keyColumn());
+      }
+    }
   }
 
   /**
-   * Creates, where missing, the fence table and the trigger on each of {@code tables} in {@code ds}. A trigger that
-   * exists is kept (a resumed move), so the fence never has a gap.
+   * Drops the triggers on {@code tables} in {@code ds} when no bucket of the map is fenced there any more; under the
+   * map's named lock there, which {@link #fence} takes too, so a move cannot fence a bucket between the check and the
+   * drop.
    */
-  void install(DataSource ds, int target, List<Fenced> tables) {
-    try (Connection c = ds.getConnection()) {
-      Kind kind = Kind.of(c);
-      try (Statement st = c.createStatement()) {
-        st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (map_name VARCHAR(128) NOT NULL, bucket INT NOT NULL,"
-            + " fenced_version BIGINT NOT NULL, PRIMARY KEY (map_name, bucket))");
-        if (kind == Kind.H2) {
-          st.execute("CREATE TABLE IF NOT EXISTS " + H2_TRIGGERS + " (trigger_name VARCHAR(128) PRIMARY KEY,"
-              + " map_name VARCHAR(128) NOT NULL, key_column VARCHAR(128) NOT NULL, gene_bits INT NOT NULL)");
-        }
-      }
-      for (Fenced t : tables) {
-        if (!triggerExists(c, kind, t.physical())) {
-          withLockRetries(c, kind, target, "installing the fence on " + t.physical(), () -> create(c, kind, t));
-          LOG.info("fence installed on {} of target {} (map '{}', key {})", t.physical(), target, map, t.keyColumn());
-        }
-      }
-    } catch (SQLException e) {
-      throw new GeneIdException("installing the write fence of map '" + map + "' on target " + target + " failed: "
-          + e.getMessage() + " (the mover needs the TRIGGER privilege and CREATE on the database, see"
-          + " docs/resharding.md); nothing was frozen", e);
-    }
-  }
-
-  /** Drops the triggers on {@code tables} in {@code ds} when no bucket of the map is fenced there any more. */
   boolean uninstallIfUnused(DataSource ds, int target, List<Fenced> tables) {
     try (Connection c = ds.getConnection()) {
       Kind kind = Kind.of(c);
-      if (!fenced(c).isEmpty()) {
-        return false;
-      }
-      for (Fenced t : tables) {
-        if (triggerExists(c, kind, t.physical())) {
-          withLockRetries(c, kind, target, "removing the fence from " + t.physical(), () -> drop(c, kind, t));
-          LOG.info("fence removed from {} of target {} (map '{}')", t.physical(), target, map);
+      boolean[] dropped = {false};
+      withNamedLock(c, kind, target, () -> {
+        if (!fenced(c).isEmpty()) {
+          return;
         }
-      }
-      return true;
+        for (Fenced t : tables) {
+          if (anyTriggerExists(c, kind, t)) {
+            withLockRetries(c, kind, target, "removing the fence from " + t.physical(), () -> drop(c, kind, t));
+            LOG.info("fence removed from {} of target {} (map '{}')", t.physical(), target, map);
+          }
+        }
+        dropped[0] = true;
+      });
+      return dropped[0];
     } catch (SQLException e) {
       throw new GeneIdException("removing the write fence of map '" + map + "' from target " + target + " failed: "
           + e.getMessage() + "; the triggers stay (they refuse nothing while no bucket is fenced), run cleanup"
@@ -126,38 +133,88 @@ final class BucketFence {
     }
   }
 
-  /** Fences {@code bucket} in {@code ds} (committed when this returns), recording the map version that did it. */
-  void fence(DataSource ds, int target, int bucket, long version) {
+  /**
+   * Fences {@code bucket} in {@code ds} (committed when this returns), recording the map version that did it, and
+   * makes sure the triggers on {@code tables} are there, both under the map's named lock (see
+   * {@link #uninstallIfUnused}): once this returns, a transaction that begins there cannot write the bucket.
+   */
+  void fence(DataSource ds, int target, int bucket, long version, List<Fenced> tables) {
     try (Connection c = ds.getConnection()) {
-      try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET fenced_version = ? WHERE map_name = ?"
+      Kind kind = Kind.of(c);
+      withNamedLock(c, kind, target, () -> {
+        createTable(c, kind);
+        upsert(c, bucket, version);
+        ensureTriggers(c, kind, target, tables);
+      });
+    } catch (SQLException e) {
+      throw new GeneIdException("fencing bucket " + bucket + " of map '" + map + "' on target " + target + " failed: "
+          + e.getMessage() + " (the mover needs the TRIGGER privilege and CREATE on the database, see"
+          + " docs/resharding.md)", e);
+    }
+  }
+
+  private void upsert(Connection c, int bucket, long version) throws SQLException {
+    try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET fenced_version = ? WHERE map_name = ?"
           + " AND bucket = ?")) {
         up.setLong(1, version);
         up.setString(2, map);
         up.setInt(3, bucket);
-        if (up.executeUpdate() == 1) {
-          return;
+      if (up.executeUpdate() == 1) {
+        return;
+      }
+    }
+    try (PreparedStatement in = c.prepareStatement("INSERT INTO " + TABLE + " (map_name, bucket, fenced_version)"
+        + " VALUES (?, ?, ?)")) {
+      in.setString(1, map);
+      in.setInt(2, bucket);
+      in.setLong(3, version);
+      in.executeUpdate();
+    }
+  }
+
+  /**
+   * Lifts the fences the map no longer needs on {@code target}: a bucket whose owner it is and that is not moving
+   * (NORMAL or MOVED), fenced at or before {@code mapVersion} (a newer row is a move under way that has not published
+   * its freeze yet). Such a row is left by a mover that fenced and then lost the compare-and-set of its freeze, or
+   * died before it.
+   */
+  int releaseStale(DataSource ds, int target, io.geneid.core.bucket.BucketMap current) {
+    try (Connection c = ds.getConnection()) {
+      int released = 0;
+      for (java.util.Map.Entry<Integer, Long> f : fenced(c).entrySet()) {
+        int b = f.getKey();
+        io.geneid.core.bucket.BucketState state = current.state(b);
+        if (current.target(b) == target && f.getValue() <= current.version()
+            && (state == io.geneid.core.bucket.BucketState.NORMAL || state == io.geneid.core.bucket.BucketState.MOVED)) {
+          try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE + " WHERE map_name = ? AND bucket = ?"
+              + " AND fenced_version = ?")) {
+            ps.setString(1, map);
+            ps.setInt(2, b);
+            ps.setLong(3, f.getValue());
+            released += ps.executeUpdate();
+          }
+          LOG.warn("bucket {} of map '{}' was fenced on target {}, its owner, though the map has it {} (version {}):"
+              + " a mover lost its freeze or died before it; fence lifted", b, map, target, state, current.version());
         }
       }
-      try (PreparedStatement in = c.prepareStatement("INSERT INTO " + TABLE + " (map_name, bucket, fenced_version)"
-          + " VALUES (?, ?, ?)")) {
-        in.setString(1, map);
-        in.setInt(2, bucket);
-        in.setLong(3, version);
-        in.executeUpdate();
-      }
+      return released;
     } catch (SQLException e) {
-      throw new GeneIdException("fencing bucket " + bucket + " of map '" + map + "' on target " + target + " failed: "
+      throw new GeneIdException("reading the fences of map '" + map + "' on target " + target + " failed: "
           + e.getMessage(), e);
     }
   }
 
   /** Lifts the fence of {@code bucket} in {@code ds}: the database takes its writes again. */
   void unfence(DataSource ds, int target, int bucket) {
-    try (Connection c = ds.getConnection(); PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE
-        + " WHERE map_name = ? AND bucket = ?")) {
-      ps.setString(1, map);
-      ps.setInt(2, bucket);
-      ps.executeUpdate();
+    try (Connection c = ds.getConnection()) {
+      if (!tableExists(c)) {
+        return; // never fenced here (a switch interrupted by a version without the fence)
+      }
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE + " WHERE map_name = ? AND bucket = ?")) {
+        ps.setString(1, map);
+        ps.setInt(2, bucket);
+        ps.executeUpdate();
+      }
     } catch (SQLException e) {
       throw new GeneIdException("lifting the fence of bucket " + bucket + " of map '" + map + "' on target " + target
           + " failed: " + e.getMessage(), e);
@@ -207,22 +264,46 @@ final class BucketFence {
     }
   }
 
-  private static boolean triggerExists(Connection c, Kind kind, String physical) throws SQLException {
+  /** The names of the triggers of {@code t}: one per event on MariaDB/MySQL, one row trigger elsewhere. */
+  private List<String> triggerNames(Kind kind, Fenced t) {
+    String name = triggerName(t);
+    return kind == Kind.MYSQL ? MYSQL_EVENTS.stream().map(e -> name + e).toList() : List.of(name);
+  }
+
+  /** Whether every trigger of the fence on {@code t} is there (a half-made fence counts as missing). */
+  private boolean triggersExist(Connection c, Kind kind, Fenced t) throws SQLException {
+    for (String name : triggerNames(kind, t)) {
+      if (!triggerExists(c, kind, t, name)) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  private boolean anyTriggerExists(Connection c, Kind kind, Fenced t) throws SQLException {
+    for (String name : triggerNames(kind, t)) {
+      if (triggerExists(c, kind, t, name)) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private static boolean triggerExists(Connection c, Kind kind, Fenced t, String name) throws SQLException {
     String sql = switch (kind) {
       case MYSQL -> "SELECT 1 FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE()"
-          + " AND LOWER(TRIGGER_NAME) LIKE ?";
-      case POSTGRESQL -> "SELECT 1 FROM pg_trigger t JOIN pg_class r ON r.oid = t.tgrelid"
-          + " WHERE r.oid = to_regclass(current_schema() || '.' || ?) AND t.tgname = ?";
+          + " AND LOWER(TRIGGER_NAME) = ?";
+      case POSTGRESQL -> "SELECT 1 FROM pg_trigger t WHERE t.tgrelid = to_regclass(current_schema() || '.' || ?)"
+          + " AND t.tgname = ?";
       case H2 -> "SELECT 1 FROM INFORMATION_SCHEMA.TRIGGERS WHERE TRIGGER_SCHEMA = SCHEMA()"
           + " AND LOWER(TRIGGER_NAME) = ?";
     };
     try (PreparedStatement ps = c.prepareStatement(sql)) {
-      String name = triggerName(physical);
       if (kind == Kind.POSTGRESQL) {
-        ps.setString(1, physical.toLowerCase(Locale.ROOT));
+        ps.setString(1, t.physical().toLowerCase(Locale.ROOT));
         ps.setString(2, name);
       } else {
-        ps.setString(1, kind == Kind.MYSQL ? name.replace("_", "\\_") + "\\_b_" : name);
+        ps.setString(1, name);
       }
       try (ResultSet rs = ps.executeQuery()) {
         return rs.next();
@@ -230,13 +311,88 @@ final class BucketFence {
     }
   }
 
+  /** Local locks of H2 databases, which have no named lock: a map's fence is changed by one thread at a time. */
+  private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.locks.ReentrantLock>
+      H2_LOCKS = new java.util.concurrent.ConcurrentHashMap<>();
+
+  /**
+   * Runs {@code work} holding the map's named lock in the database of {@code c} (MariaDB {@code GET_LOCK}, PostgreSQL
+   * {@code pg_advisory_lock}; on H2 a lock of this JVM), so that fencing a bucket and removing the triggers never
+   * interleave. Waits at most {@code installWait} for it.
+   */
+  private void withNamedLock(Connection c, Kind kind, int target, Ddl work) throws SQLException {
+    String lock = "gene_id_fence:" + map;
+    long waitSeconds = Math.max(1, installWait.toSeconds());
+    switch (kind) {
+      case MYSQL -> {
+        try (PreparedStatement ps = c.prepareStatement("SELECT GET_LOCK(?, ?)")) {
+          ps.setString(1, lock.length() > 64 ? lock.substring(0, 64) : lock);
+          ps.setLong(2, waitSeconds);
+          try (ResultSet rs = ps.executeQuery()) {
+            if (!rs.next() || rs.getInt(1) != 1) {
+              throw new GeneIdException("the lock " + lock + " on target " + target + " was not granted within "
+                  + waitSeconds + " s: another mover or cleanup of map '" + map + "' holds it");
+            }
+          }
+        }
+        try {
+          work.run();
+        } finally {
+          try (PreparedStatement ps = c.prepareStatement("SELECT RELEASE_LOCK(?)")) {
+            ps.setString(1, lock.length() > 64 ? lock.substring(0, 64) : lock);
+            ps.executeQuery().close();
+          }
+        }
+      }
+      case POSTGRESQL -> {
+        try (Statement st = c.createStatement()) {
+          st.execute("SET lock_timeout = '" + waitSeconds + "s'");
+          try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_lock(hashtext(?))")) {
+            ps.setString(1, lock);
+            ps.executeQuery().close();
+          } finally {
+            st.execute("RESET lock_timeout");
+          }
+          try {
+            work.run();
+          } finally {
+            try (PreparedStatement ps = c.prepareStatement("SELECT pg_advisory_unlock(hashtext(?))")) {
+              ps.setString(1, lock);
+              ps.executeQuery().close();
+            }
+          }
+        }
+      }
+      case H2 -> {
+        java.util.concurrent.locks.ReentrantLock local = H2_LOCKS.computeIfAbsent(c.getMetaData().getURL() + "|"
+            + lock, k -> new java.util.concurrent.locks.ReentrantLock());
+        try {
+          if (!local.tryLock(waitSeconds, java.util.concurrent.TimeUnit.SECONDS)) {
+            throw new GeneIdException("the lock " + lock + " on target " + target + " was not granted within "
+                + waitSeconds + " s: another mover or cleanup of map '" + map + "' holds it");
+          }
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+          throw new GeneIdException("interrupted while waiting for the lock " + lock, e);
+        }
+        try {
+          work.run();
+        } finally {
+          local.unlock();
+        }
+      }
+      default -> throw new IllegalStateException(kind.name());
+    }
+  }
+
   private void create(Connection c, Kind kind, Fenced t) throws SQLException {
-    String name = triggerName(t.physical());
+    String name = triggerName(t);
     int buckets = 1 << geneBits;
     try (Statement st = c.createStatement()) {
       switch (kind) {
         case MYSQL -> {
           // one trigger per event; each in one statement, so the table is never half fenced for long
+          // IF NOT EXISTS: a fence a killed run left half made is completed, not taken for a whole one
           st.execute(mysqlTrigger(name + "_bi", "INSERT", t, null, "NEW", buckets));
           st.execute(mysqlTrigger(name + "_bu", "UPDATE", t, "OLD", "NEW", buckets));
           st.execute(mysqlTrigger(name + "_bd", "DELETE", t, "OLD", null, buckets));
@@ -254,9 +410,9 @@ final class BucketFence {
               + "  IF TG_OP <> 'INSERT' THEN " + pgCheck("OLD", t, buckets) + " END IF;"
               + " END IF;"
               + " IF TG_OP = 'DELETE' THEN RETURN OLD; END IF; RETURN NEW; END $gid$");
-          st.execute("CREATE TRIGGER " + name + " BEFORE INSERT OR UPDATE OR DELETE ON " + t.physical()
+          st.execute("CREATE OR REPLACE TRIGGER " + name + " BEFORE INSERT OR UPDATE OR DELETE ON " + t.physical()
               + " FOR EACH ROW EXECUTE FUNCTION " + name + "()");
-          st.execute("CREATE TRIGGER " + name + "_t BEFORE TRUNCATE ON " + t.physical()
+          st.execute("CREATE OR REPLACE TRIGGER " + name + "_t BEFORE TRUNCATE ON " + t.physical()
               + " FOR EACH STATEMENT EXECUTE FUNCTION " + name + "()");
         }
         case H2 -> {
@@ -277,11 +433,11 @@ final class BucketFence {
   }
 
   private void drop(Connection c, Kind kind, Fenced t) throws SQLException {
-    String name = triggerName(t.physical());
+    String name = triggerName(t);
     try (Statement st = c.createStatement()) {
       switch (kind) {
         case MYSQL -> {
-          for (String event : List.of("_bi", "_bu", "_bd")) {
+          for (String event : MYSQL_EVENTS) {
             st.execute("DROP TRIGGER IF EXISTS " + name + event);
           }
         }
@@ -300,7 +456,7 @@ final class BucketFence {
   }
 
   private String mysqlTrigger(String name, String event, Fenced t, String oldRow, String newRow, int buckets) {
-    StringBuilder sql = new StringBuilder("CREATE TRIGGER ").append(name).append(" BEFORE ").append(event)
+    StringBuilder sql = new StringBuilder("CREATE TRIGGER IF NOT EXISTS ").append(name).append(" BEFORE ").append(event)
         .append(" ON ").append(t.physical()).append(" FOR EACH ROW BEGIN IF @gene_id_mover IS NULL THEN ");
     for (String row : new String[] {oldRow, newRow}) {
       if (row == null) {

@@ -528,6 +528,7 @@ public final class JdbcBucketMover {
       throw new IllegalArgumentException("the new map has gene-bits " + next.geneBits() + " but map '" + name
           + "' has " + current.geneBits());
     }
+    releaseStaleFences(current);
     List<BucketMove> moves = new ArrayList<>();
     for (int b = 0; b < current.bucketCount(); b++) {
       if (current.target(b) != next.target(b)) {
@@ -552,6 +553,7 @@ public final class JdbcBucketMover {
 
   /** Moves one bucket: freeze, wait, copy, verify, switch, wait. */
   public MoveResult move(BucketMove move) {
+    releaseStaleFences(load());
     Run run = new Run(1, load().version());
     return move(move, run);
   }
@@ -572,14 +574,18 @@ public final class JdbcBucketMover {
     // the fence in every database first: from here no write of the bucket commits anywhere but the mover's,
     // whatever the client, once the transactions open now have ended (awaited below); the other databases never own
     // the bucket while it moves (an UPDATE that sets a key into it, routed by its old key, is refused there too)
-    int[] all = targets.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
-    installFence(fence, map, all);
-    for (int target : all) {
-      fence.fence(target(target), target, move.bucket(), map.version() + 1);
+    List<BucketFence.Fenced> fenced = BucketFence.tables(tables, map.geneBits());
+    for (int target : new TreeMap<>(targets).keySet()) {
+      fence.fence(target(target), target, move.bucket(), map.version() + 1, fenced);
     }
     if (map.state(move.bucket()) != BucketState.FROZEN) {
       dropStaleCopies(move, map.bucketCount());
-      map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
+      try {
+        map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
+      } catch (GeneIdException lost) {
+        releaseStaleFences(load()); // the fence of a freeze that never was: lifted where the bucket's owner is
+        throw lost;
+      }
     }
     run.version = map.version();
     awaitRouters(map.version());
@@ -634,8 +640,7 @@ public final class JdbcBucketMover {
       if (other != owner) {
         BucketMove aside = new BucketMove(bucket, other, owner);
         createSideTables(aside);
-        installFence(fence, map, other, owner);
-        fence.fence(target(other), other, bucket, map.version());
+        fence.fence(target(other), other, bucket, map.version(), BucketFence.tables(tables, map.geneBits()));
         setAside(aside, map.bucketCount());
         others.add(other);
       }
@@ -664,6 +669,7 @@ public final class JdbcBucketMover {
    */
   public long cleanup(String reason) {
     BucketMap map = load();
+    releaseStaleFences(map);
     BucketFence fence = fence(map);
     long deleted = 0;
     List<Integer> cleaned = new ArrayList<>();
@@ -697,14 +703,17 @@ public final class JdbcBucketMover {
     try {
       return inTransaction(ds, st -> {
         Connection c = st.getConnection();
-        boolean fenceTable = exists(ds, BucketFence.TABLE);
-        if (fenceTable) {
+        // the routed table is touched only under the fence row the finished move left here: without it this node may
+        // own the bucket again (a move back lifted it as its destination), with a newer one a move is under way
+        boolean fenceRow = false;
+        if (exists(ds, BucketFence.TABLE)) {
           try (PreparedStatement ps = c.prepareStatement("SELECT fenced_version FROM " + BucketFence.TABLE
               + " WHERE map_name = ? AND bucket = ? FOR UPDATE")) {
             ps.setString(1, name);
             ps.setInt(2, bucket);
             try (ResultSet rs = ps.executeQuery()) {
-              if (rs.next() && rs.getLong(1) > map.version()) {
+              fenceRow = rs.next();
+              if (fenceRow && rs.getLong(1) > map.version()) {
                 LOG.info("cleanup: bucket {} was fenced again on target {} (version {}, cleanup read {}): a newer"
                     + " move; left alone", bucket, target, rs.getLong(1), map.version());
                 return -1L;
@@ -716,12 +725,14 @@ public final class JdbcBucketMover {
         for (Table table : tables) {
           String physical = table.physicalTable().apply(bucket);
           String where = " WHERE " + geneSql(table.keyColumn(), map.bucketCount()) + " = " + bucket;
-          rows += st.executeUpdate("DELETE FROM " + physical + where); // left by a crash at the switch
-          if (exists(ds, asideTable(physical))) {
+          if (fenceRow) {
+            rows += st.executeUpdate("DELETE FROM " + physical + where); // left by a crash at the switch
+          }
+          if (exists(ds, asideTable(physical))) { // set-aside rows are never read: always safe to delete
             rows += st.executeUpdate("DELETE FROM " + asideTable(physical) + where);
           }
         }
-        if (fenceTable) {
+        if (fenceRow) {
           try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + BucketFence.TABLE
               + " WHERE map_name = ? AND bucket = ?")) {
             ps.setString(1, name);
@@ -757,10 +768,14 @@ public final class JdbcBucketMover {
     return new BucketFence(name, map.geneBits(), routerWait);
   }
 
-  private void installFence(BucketFence fence, BucketMap map, int... on) {
-    List<BucketFence.Fenced> fenced = BucketFence.tables(tables, map.geneBits());
-    for (int target : on) {
-      fence.install(target(target), target, fenced);
+  /**
+   * Lifts, on every target, the fence rows of buckets that target owns and that are not moving: left by a mover that
+   * lost the compare-and-set of its freeze, or died between its fence and its freeze.
+   */
+  private void releaseStaleFences(BucketMap current) {
+    BucketFence fence = fence(current);
+    for (int target : targets.keySet()) {
+      fence.releaseStale(target(target), target, current);
     }
   }
 
