@@ -115,7 +115,8 @@ class GeneBucketMapStoreTest {
     storeDb.setURL(url);
     JdbcBucketMapStore store = JdbcBucketMapStore.builder().dataSource(storeDb).createTable(true).build();
     try (ShardedDatabases databases = new ShardedDatabases(Backend.H2, 2, 2)) {
-      String props = "map-store: jdbc\nmap-store-url: \"" + url + "\"\nmap-name: orders\n";
+      String props = "map-store: jdbc\nmap-store-url: \"" + url + "\"\nmap-store-create-table: true\n"
+          + "map-name: orders\n";
       databases.shardingSphere(yaml(props + "refresh-interval: 100ms\nstale-after: 2s"));
       databases.shardingSphere(yaml(props + "refresh-interval: 200ms\nstale-after: 3s"));
       assertThat(store.routers("orders")).as("one heartbeat per router").extracting(RouterHeartbeat::routerId)
