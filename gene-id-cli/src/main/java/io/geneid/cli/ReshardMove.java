@@ -286,7 +286,8 @@ final class ReshardMove implements Callable<Integer> {
   static String family(ReshardSetup setup) {
     StringJoiner tables = new StringJoiner(", ");
     for (ShardingConfig.FamilyTable t : setup.family.tables()) {
-      tables.add(t.name() + " (key " + t.keyColumn() + ", table " + t.tableLevel() + ")");
+      tables.add(t.name() + " (key " + t.keyColumn() + ", table " + t.tableLevel() + (t.algorithm().equals(
+          setup.family.algorithm()) ? "" : ", by '" + t.algorithm() + "'") + ")");
     }
     return tables.toString();
   }

@@ -3,6 +3,7 @@ package io.geneid.cli;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneRouting;
 import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.bucket.BucketMapStores;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -335,8 +336,11 @@ final class ShardingConfig {
    * @param keyColumn its sharding column at the database level, whose gene is the bucket
    * @param physicalTable the physical table of a bucket (the same on every database)
    * @param tableLevel how that table is chosen, for messages: {@code t_order} or {@code GENE_MOD 'gene_table'}
+   * @param algorithm the database-level algorithm that routes it: the one named on the command line, or another
+   *     that follows the same map
    */
-  record FamilyTable(String name, String keyColumn, IntFunction<String> physicalTable, String tableLevel) {}
+  record FamilyTable(String name, String keyColumn, IntFunction<String> physicalTable, String tableLevel,
+      String algorithm) {}
 
   /**
    * Everything a move needs from the application's YAML.
@@ -383,29 +387,56 @@ final class ShardingConfig {
     Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
     Map<String, Map<?, ?>> dataSources = new LinkedHashMap<>();
     map(root.get("dataSources")).forEach((k, v) -> dataSources.put(String.valueOf(k), map(v)));
-    Map<?, ?> algorithms = Map.of();
     Map<String, String> props = new LinkedHashMap<>();
-    List<FamilyTable> tables = new ArrayList<>();
-    if (root.get("rules") instanceof List<?> rules) {
-      for (Object r : rules) {
-        Map<?, ?> rule = map(r);
-        algorithms = map(rule.get("shardingAlgorithms"));
-        if (!algorithms.containsKey(algorithm)) {
-          continue;
-        }
+    List<Object> rules = root.get("rules") instanceof List<?> list ? new ArrayList<>(list) : List.of();
+    for (Object r : rules) {
+      Map<?, ?> algorithms = map(map(r).get("shardingAlgorithms"));
+      if (algorithms.containsKey(algorithm)) {
         map(map(algorithms.get(algorithm)).get("props")).forEach((k, v) -> props.put(String.valueOf(k),
             String.valueOf(v)));
+      }
+    }
+    // every algorithm of the file that follows the same stored map moves with it (issue #38, scenario 6)
+    List<String> followers = new ArrayList<>(List.of(algorithm));
+    String mapKey = mapKey(algorithm, props);
+    for (Object r : rules) {
+      for (Map.Entry<?, ?> e : map(map(r).get("shardingAlgorithms")).entrySet()) {
+        String other = String.valueOf(e.getKey());
+        Map<String, String> otherProps = new LinkedHashMap<>();
+        map(map(e.getValue()).get("props")).forEach((k, v) -> otherProps.put(String.valueOf(k), String.valueOf(v)));
+        if (mapKey == null || followers.contains(other) || !mapKey.equals(mapKey(other, otherProps))) {
+          continue;
+        }
+        int bits = bucketMap(file, other).geneBits();
+        if (bits != map.geneBits()) {
+          throw new BadInputException(file + ": '" + other + "' follows map '" + otherProps.getOrDefault(
+              BucketMapStores.MAP_NAME, other) + "' of the same map store as '" + algorithm + "' but has gene-bits "
+              + bits + ", not " + map.geneBits() + ": a map moves as a whole, so both must route by the same"
+              + " buckets");
+        }
+        followers.add(other);
+      }
+    }
+    List<FamilyTable> tables = new ArrayList<>();
+    for (String follower : followers) {
+      for (Object r : rules) {
+        Map<?, ?> rule = map(r);
+        Map<?, ?> algorithms = map(rule.get("shardingAlgorithms"));
+        if (!algorithms.containsKey(follower)) {
+          continue;
+        }
         for (Map.Entry<?, ?> e : map(rule.get("tables")).entrySet()) {
           String name = String.valueOf(e.getKey());
           Map<?, ?> table = map(e.getValue());
           Object dbStrategy = table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
               : rule.get("defaultDatabaseStrategy");
-          String column = keyColumn(map(dbStrategy), algorithm, name, table, file);
-          if (column == null) {
+          String column = keyColumn(map(dbStrategy), follower, name, table, file);
+          if (column == null || tables.stream().anyMatch(t -> t.name().equals(name))) {
             continue;
           }
           tables.add(familyTable(file, name, column, table, table.containsKey("tableStrategy")
-              ? table.get("tableStrategy") : rule.get("defaultTableStrategy"), algorithms, map.geneBits()));
+              ? table.get("tableStrategy") : rule.get("defaultTableStrategy"), algorithms, map.geneBits(),
+              follower));
         }
       }
     }
@@ -417,6 +448,20 @@ final class ShardingConfig {
       throw new BadInputException(file + " has no dataSources: the mover reads the databases from them");
     }
     return new Family(algorithm, map, props, dataSources, tables);
+  }
+
+  /**
+   * Which stored map an algorithm follows, from its properties: the store's URL, table or key prefix, and the map's
+   * name (default the algorithm's, as {@code reshard} takes it); null when it names no map store.
+   */
+  private static @Nullable String mapKey(String algorithm, Map<String, String> props) {
+    String url = props.get(BucketMapStores.MAP_STORE_URL);
+    if (url == null || url.isBlank()) {
+      return null;
+    }
+    return url.trim() + "|" + props.getOrDefault(BucketMapStores.MAP_STORE_TABLE, "").trim() + "|"
+        + props.getOrDefault(BucketMapStores.MAP_STORE_KEY_PREFIX, "").trim() + "|"
+        + props.getOrDefault(BucketMapStores.MAP_NAME, algorithm).trim();
   }
 
   /**
@@ -456,7 +501,7 @@ final class ShardingConfig {
   }
 
   private static FamilyTable familyTable(Path file, String name, String column, Map<?, ?> table,
-      @Nullable Object tableStrategy, Map<?, ?> algorithms, int geneBits) {
+      @Nullable Object tableStrategy, Map<?, ?> algorithms, int geneBits, String algorithm) {
     List<String> physical = new ArrayList<>();
     Object actual = table.get("actualDataNodes");
     if (actual == null) {
@@ -503,14 +548,14 @@ final class ShardingConfig {
               + " ends with _" + tableMap.target(b));
         }
       }
-      return new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'");
+      return new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'", algorithm);
     }
     if (physical.size() != 1) {
       throw new BadInputException(file + ": table " + name + " has the physical tables " + physical + " but no"
           + " table strategy: the mover cannot tell which one holds a bucket");
     }
     String only = physical.get(0);
-    return new FamilyTable(name, column, b -> only, only);
+    return new FamilyTable(name, column, b -> only, only, algorithm);
   }
 
   private static int intProp(Map<?, ?> props, String key, int fallback, String algorithm, Path file) {

@@ -119,6 +119,108 @@ class ReshardMoveCommandTest extends AbstractReshardMoveCommandTest {
     }
   }
 
+  /**
+   * Issue #38, scenario 6: two algorithms follow one map (same map store and map-name), gene_db for t_order and
+   * gene_item_db for t_item. A move through either moves both families; a move through the other then has nothing
+   * left on the old nodes; cleanup through either deletes the set-aside rows of both.
+   */
+  @Test
+  void aMapFollowedByTwoAlgorithmsMovesAsAWhole() throws Exception {
+    String props = """
+                map-store: jdbc
+                map-store-url: "%s"
+                map-store-username: sa
+                map-name: shop
+        """.formatted(url("shared_store"));
+    Files.writeString(yaml, Files.readString(yaml).replace("""
+                  shardingColumn: order_id
+                  shardingAlgorithmName: gene_db
+        """, """
+                  shardingColumn: order_id
+                  shardingAlgorithmName: gene_item_db
+        """).replace("""
+                sharding-count: 2
+                gene-bits: 3
+            gene_table:
+        """, """
+                sharding-count: 2
+                gene-bits: 3
+        """ + props + """
+            gene_item_db:
+              type: GENE_BUCKET
+              props:
+                sharding-count: 2
+                gene-bits: 3
+        """ + props + """
+            gene_table:
+        """));
+    CliRun move = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4",
+        "--settle", "0ms");
+    assertThat(move.status()).as(move.err()).isZero();
+    assertThat(move.out()).contains("family                     t_order (key id, table t_order), t_item (key"
+        + " order_id, table GENE_MOD 'gene_table', by 'gene_item_db')\n")
+        .contains("done                       4 buckets moved, 66 rows copied");
+    for (int b = 0; b < 8; b++) {
+      int on = b % 4;
+      assertThat(count(on, "t_order", "id", b)).as("orders of bucket %d on ds_%d", b, on).isEqualTo(b + 1);
+      assertThat(count(on, "t_item_" + (b / 2) % 2, "order_id", b)).as("items of bucket %d on ds_%d", b, on)
+          .isEqualTo(2L * (b + 1));
+    }
+
+    CliRun second = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_item_db", "--to",
+        "4", "--settle", "0ms");
+    assertThat(second.status()).as(second.err()).isZero();
+    assertThat(second.out()).contains("done                       nothing to move: the stored map is the new map");
+
+    CliRun cleanup = CliRun.of("reshard", "cleanup", "--config", yaml.toString(), "--algorithm", "gene_item_db");
+    assertThat(cleanup.status()).as(cleanup.err()).isZero();
+    assertThat(cleanup.out()).contains("66 rows of 4 moved buckets deleted");
+    for (int b = 0; b < 8; b++) {
+      for (int i = 0; i < 4; i++) {
+        assertThat(count(i, "t_order", "id", b)).as("orders of bucket %d on ds_%d", b, i)
+            .isEqualTo(i == b % 4 ? b + 1 : 0);
+        assertThat(count(i, "t_item_" + (b / 2) % 2, "order_id", b)).as("items of bucket %d on ds_%d", b, i)
+            .isEqualTo(i == b % 4 ? 2L * (b + 1) : 0);
+      }
+    }
+  }
+
+  /** An algorithm that follows the same map with other gene bits cannot move with it: refused, naming both. */
+  @Test
+  void refusesAMapWhoseFollowersDisagree() throws Exception {
+    String props = """
+                map-store: jdbc
+                map-store-url: "%s"
+                map-name: shop
+        """.formatted(url("shared_store"));
+    Files.writeString(yaml, Files.readString(yaml).replace("""
+                  shardingColumn: order_id
+                  shardingAlgorithmName: gene_db
+        """, """
+                  shardingColumn: order_id
+                  shardingAlgorithmName: gene_item_db
+        """).replace("""
+                sharding-count: 2
+                gene-bits: 3
+            gene_table:
+        """, """
+                sharding-count: 2
+                gene-bits: 3
+        """ + props + """
+            gene_item_db:
+              type: GENE_BUCKET
+              props:
+                sharding-count: 2
+                gene-bits: 4
+        """ + props + """
+            gene_table:
+        """));
+    CliRun move = CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4");
+    assertThat(move.status()).isEqualTo(2);
+    assertThat(move.err()).contains("'gene_item_db' follows map 'shop' of the same map store as 'gene_db' but has"
+        + " gene-bits 4, not 3");
+  }
+
   @Test
   void explainsWhatTheYamlLacks() throws Exception {
     assertThat(CliRun.of("reshard", "move", "--config", yaml.toString(), "--algorithm", "gene_db", "--to", "4"))

@@ -22,7 +22,8 @@ import org.jspecify.annotations.Nullable;
  *
  * <pre>{@code
  * <table>        (name PK, gene_bits, version, bucket_map TEXT, bucket_states TEXT)   one row per map
- * <table>_router (name, router_id PK, version, seen_at: database time)            one row per router
+ * <table>_router (name, router_id PK, version, seen_at: database time, instance,
+ *                 other_instance, other_version, other_seen_at)                 one row per router id
  * <table>_progress (name PK, target_version, buckets_done, buckets_total, rows_copied,
  *                   started_at, updated_at)                                         a move's last progress
  * }</pre>
@@ -82,6 +83,10 @@ public final class JdbcBucketMapStore implements BucketMapStore {
             + "  router_id VARCHAR(128) NOT NULL,\n"
             + "  version   BIGINT       NOT NULL,\n"
             + "  seen_at   BIGINT       NOT NULL,\n"
+            + "  instance       VARCHAR(64),\n"
+            + "  other_instance VARCHAR(64),\n"
+            + "  other_version  BIGINT,\n"
+            + "  other_seen_at  BIGINT,\n"
             + "  PRIMARY KEY (name, router_id)\n"
             + ")",
         "CREATE TABLE IF NOT EXISTS " + table + "_progress (\n"
@@ -93,6 +98,35 @@ public final class JdbcBucketMapStore implements BucketMapStore {
             + "  started_at     BIGINT       NOT NULL,\n"
             + "  updated_at     BIGINT       NOT NULL\n"
             + ")");
+  }
+
+  /** The columns a {@code _router} table made before issue #38 lacks, with their types. */
+  private static final List<String[]> ROUTER_COLUMNS = List.of(new String[] {"instance", "VARCHAR(64)"},
+      new String[] {"other_instance", "VARCHAR(64)"}, new String[] {"other_version", "BIGINT"},
+      new String[] {"other_seen_at", "BIGINT"});
+
+  /**
+   * Adds the columns of the routers' instances to a {@code _router} table created by an older version (one
+   * {@code ALTER TABLE ... ADD} each; one a concurrent store added first is fine).
+   */
+  private void addRouterColumns(JdbcSession s) throws SQLException {
+    for (String[] column : ROUTER_COLUMNS) {
+      try (Statement st = s.statement()) {
+        st.executeQuery("SELECT " + column[0] + " FROM " + routerTable + " WHERE 1 = 0").close();
+        continue;
+      } catch (SQLException missing) {
+        // added below
+      }
+      try (Statement st = s.statement()) {
+        st.execute("ALTER TABLE " + routerTable + " ADD " + column[0] + " " + column[1]);
+      } catch (SQLException e) {
+        try (Statement st = s.statement()) {
+          st.executeQuery("SELECT " + column[0] + " FROM " + routerTable + " WHERE 1 = 0").close();
+        } catch (SQLException again) {
+          throw e;
+        }
+      }
+    }
   }
 
   private interface Work<T> {
@@ -131,6 +165,7 @@ public final class JdbcBucketMapStore implements BucketMapStore {
           }
         }
       }
+      addRouterColumns(s);
       tableReady = true;
     }
   }
@@ -196,46 +231,75 @@ public final class JdbcBucketMapStore implements BucketMapStore {
   @Deprecated
   @Override
   public void heartbeat(String name, String routerId, long version, long nowMillis) {
-    heartbeat(name, routerId, version, nowMillis, "?");
+    heartbeat(name, routerId, version, "", nowMillis, "?");
   }
 
   /** Records the heartbeat at the database's own time ({@code CURRENT_TIMESTAMP} in the statement itself). */
   @Override
   public void heartbeat(String name, String routerId, long version) {
-    heartbeat(name, routerId, version, 0, null);
+    heartbeat(name, routerId, version, "", 0, null);
   }
 
-  /** {@code seenAt} is the SQL of the time ({@code null}: the database's clock) or {@code ?} for {@code nowMillis}. */
-  private void heartbeat(String name, String routerId, long version, long nowMillis, @Nullable String seenAt) {
+  /**
+   * Records the heartbeat of router instance {@code instance} at the database's own time, in one {@code UPDATE}
+   * that keeps the row's previous beat as the other writer's when it came from another instance or carried a
+   * higher version.
+   */
+  @Override
+  public void heartbeat(String name, String routerId, long version, String instance) {
+    if (instance.isEmpty() || instance.length() > 64) {
+      throw new IllegalArgumentException("router instance must have 1 to 64 characters but was '" + instance + "'");
+    }
+    heartbeat(name, routerId, version, instance, 0, null);
+  }
+
+  /**
+   * {@code seenAt} is the SQL of the time ({@code null}: the database's clock) or {@code ?} for {@code nowMillis};
+   * {@code instance} is empty for a writer that gives none. The {@code other_*} columns are assigned before the
+   * ones they read, so MariaDB's left-to-right {@code SET} sees the old values as the standard's does.
+   */
+  private void heartbeat(String name, String routerId, long version, String instance, long nowMillis,
+      @Nullable String seenAt) {
     run("record router " + routerId + " of map '" + name + "'", s -> {
       String at = seenAt != null ? seenAt : dialect(s).nowMillis;
       boolean bound = "?".equals(at);
-      try (PreparedStatement update = s.prepare("UPDATE " + routerTable + " SET version = ?, seen_at = " + at
-          + " WHERE name = ? AND router_id = ?")) {
+      String another = "COALESCE(instance, '') <> ? OR version > ?";
+      try (PreparedStatement update = s.prepare("UPDATE " + routerTable + " SET"
+          + " other_instance = CASE WHEN " + another + " THEN instance ELSE other_instance END,"
+          + " other_version = CASE WHEN " + another + " THEN version ELSE other_version END,"
+          + " other_seen_at = CASE WHEN " + another + " THEN seen_at ELSE other_seen_at END,"
+          + " version = ?, seen_at = " + at + ", instance = ? WHERE name = ? AND router_id = ?")) {
         int i = 1;
+        for (int k = 0; k < 3; k++) {
+          update.setString(i++, instance);
+          update.setLong(i++, version);
+        }
         update.setLong(i++, version);
         if (bound) {
           update.setLong(i++, nowMillis);
         }
+        update.setString(i++, instance);
         update.setString(i++, name);
         update.setString(i, routerId);
         if (update.executeUpdate() == 1) {
           return null;
         }
         try (PreparedStatement insert = s.prepare("INSERT INTO " + routerTable
-            + " (name, router_id, version, seen_at) VALUES (?, ?, ?, " + at + ")")) {
-          insert.setString(1, name);
-          insert.setString(2, routerId);
-          insert.setLong(3, version);
+            + " (name, router_id, version, seen_at, instance) VALUES (?, ?, ?, " + at + ", ?)")) {
+          int j = 1;
+          insert.setString(j++, name);
+          insert.setString(j++, routerId);
+          insert.setLong(j++, version);
           if (bound) {
-            insert.setLong(4, nowMillis);
+            insert.setLong(j++, nowMillis);
           }
+          insert.setString(j, instance);
           insert.executeUpdate();
         } catch (SQLException e) {
           if (!JdbcSession.isDuplicate(e)) {
             throw e;
           }
-          update.executeUpdate(); // another thread of this router inserted it first
+          update.executeUpdate(); // another writer of this id inserted it first
         }
         return null;
       }
@@ -266,9 +330,10 @@ public final class JdbcBucketMapStore implements BucketMapStore {
 
   private List<RouterHeartbeat> routers(String name, @Nullable Duration window) {
     return run("list the routers of map '" + name + "'", s -> {
-      try (PreparedStatement ps = s.prepare("SELECT router_id, version, seen_at FROM " + routerTable
-          + " WHERE name = ?" + (window == null ? "" : " AND seen_at >= " + dialect(s).nowMillis + " - ?")
-          + " ORDER BY router_id")) {
+      String now = dialect(s).nowMillis;
+      try (PreparedStatement ps = s.prepare("SELECT router_id, version, seen_at, instance, other_instance,"
+          + " other_version, other_seen_at, " + now + " FROM " + routerTable + " WHERE name = ?"
+          + (window == null ? "" : " AND seen_at >= " + now + " - ?") + " ORDER BY router_id")) {
         ps.setString(1, name);
         if (window != null) {
           ps.setLong(2, window.toMillis());
@@ -276,7 +341,14 @@ public final class JdbcBucketMapStore implements BucketMapStore {
         List<RouterHeartbeat> result = new ArrayList<>();
         try (ResultSet rs = ps.executeQuery()) {
           while (rs.next()) {
-            result.add(new RouterHeartbeat(rs.getString(1), rs.getLong(2), rs.getLong(3)));
+            String instance = rs.getString(4);
+            long otherAt = rs.getLong(7);
+            boolean other = !rs.wasNull() && (window == null || rs.getLong(8) - otherAt <= window.toMillis());
+            String otherInstance = rs.getString(5);
+            result.add(new RouterHeartbeat(rs.getString(1), rs.getLong(2), rs.getLong(3),
+                instance == null || instance.isEmpty() ? null : instance,
+                !other ? null : new OtherWriter(otherInstance == null || otherInstance.isEmpty() ? null
+                    : otherInstance, rs.getLong(6), otherAt)));
           }
         }
         return result;

@@ -230,6 +230,21 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
         c -> eval(c, HEARTBEAT, ScriptOutputType.VALUE, key, routerId, Long.toString(version)));
   }
 
+  /**
+   * A script: the server's {@code TIME}, then {@code HSET} of {@code <version> <time> <instance>}, keeping the
+   * field's previous beat as the other writer's when it came from another instance or carried a higher version.
+   */
+  @Override
+  public void heartbeat(String name, String routerId, long version, String instance) {
+    if (instance.isEmpty() || instance.length() > 64 || instance.contains(" ") || instance.equals("-")) {
+      throw new IllegalArgumentException("router instance must have 1 to 64 characters, no space, and not be '-',"
+          + " but was '" + instance + "'");
+    }
+    String key = routersKey(name);
+    run("record router " + routerId + " of map '" + name + "'", key,
+        c -> eval(c, HEARTBEAT, ScriptOutputType.VALUE, key, routerId, Long.toString(version), instance));
+  }
+
   /** The server's {@code TIME} on the node of the map's slot (read by a script on the map's key). */
   @Override
   public long nowMillis(String name) {
@@ -260,7 +275,8 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
     for (int i = 1; i + 1 < reply.size(); i += 2) {
       RouterHeartbeat r = heartbeatOf(key, String.valueOf(reply.get(i)), String.valueOf(reply.get(i + 1)));
       if (now - r.atMillis() <= window.toMillis()) {
-        result.add(r);
+        OtherWriter o = r.other();
+        result.add(o != null && now - o.atMillis() > window.toMillis() ? r.withoutOther() : r);
       }
     }
     result.sort(Comparator.comparing(RouterHeartbeat::routerId));
@@ -270,10 +286,14 @@ public final class RedisBucketMapStore implements BucketMapStore, AutoCloseable 
   private RouterHeartbeat heartbeatOf(String key, String routerId, String value) {
     String[] parts = value.split(" ");
     try {
-      return new RouterHeartbeat(routerId, Long.parseLong(parts[0]), Long.parseLong(parts[1]));
+      String instance = parts.length > 2 && !parts[2].equals("-") ? parts[2] : null;
+      OtherWriter other = parts.length > 5 ? new OtherWriter(parts[5].equals("-") ? null : parts[5],
+          Long.parseLong(parts[3]), Long.parseLong(parts[4])) : null;
+      return new RouterHeartbeat(routerId, Long.parseLong(parts[0]), Long.parseLong(parts[1]), instance, other);
     } catch (RuntimeException bad) {
       throw new GeneIdException("the heartbeat of router " + routerId + " in Redis key " + key + " at " + where
-          + " cannot be read: '" + value + "', expected '<version> <atMillis>'", bad);
+          + " cannot be read: '" + value + "', expected '<version> <atMillis> [<instance> [<other version>"
+          + " <other atMillis> <other instance>]]'", bad);
     }
   }
 

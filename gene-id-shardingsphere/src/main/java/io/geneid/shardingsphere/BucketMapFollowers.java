@@ -183,7 +183,7 @@ final class BucketMapFollowers {
         shared.latest = shared.router.current(); // throws with the refresh's error if the first one failed
         LOG.info("{} follows bucket map '{}' in the {} as router {}: version {}, refreshed every {} ms, writes refused"
             + " after {} ms without a refresh", GeneBucketShardingAlgorithm.TYPE, config.mapName(), config.where(),
-            config.routerId(), shared.router.current().version(), config.refreshInterval().toMillis(),
+            shared.router.routerId(), shared.router.current().version(), config.refreshInterval().toMillis(),
             config.staleAfter().toMillis());
         return shared;
       } catch (RuntimeException e) {

@@ -5,6 +5,8 @@ import io.geneid.core.bucket.BucketFrozenException;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStaleException;
 import io.geneid.core.bucket.BucketState;
+import java.sql.SQLException;
+import java.sql.SQLTransactionRollbackException;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collection;
@@ -20,7 +22,6 @@ import java.util.Set;
 import org.apache.shardingsphere.infra.binder.context.statement.SQLStatementContext;
 import org.apache.shardingsphere.infra.binder.context.statement.dml.SelectStatementContext;
 import org.apache.shardingsphere.infra.binder.context.type.TableAvailable;
-import org.apache.shardingsphere.infra.exception.core.external.sql.ShardingSphereSQLException;
 import org.apache.shardingsphere.infra.metadata.database.ShardingSphereDatabase;
 import org.apache.shardingsphere.infra.metadata.database.rule.RuleMetaData;
 import org.apache.shardingsphere.sharding.api.config.strategy.sharding.ComplexShardingStrategyConfiguration;
@@ -130,8 +131,10 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   /**
    * Refuses a write that may touch a frozen bucket, or any write while a followed map store is stale.
    *
-   * @throws ShardingSphereSQLException of SQLState {@value #SQL_STATE}, whose cause is the
-   *     {@link BucketFrozenException} naming the bucket and the table, or the {@link BucketMapStaleException}
+   * <p>The refusal is an {@link SQLTransactionRollbackException} of SQLState {@value #SQL_STATE}, whose cause is the
+   * {@link BucketFrozenException} naming the bucket and the table, or the {@link BucketMapStaleException}; it is
+   * thrown although this method declares no checked exception, so that every JDBC path passes it on as it is
+   * ({@link #refusal}).
    */
   @Override
   public void check(SQLStatementContext context, List<Object> params, RuleMetaData globalRuleMetaData,
@@ -139,7 +142,7 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     try {
       audit(context, params, globalRuleMetaData, database);
     } catch (BucketFrozenException | BucketMapStaleException e) {
-      throw new RetryableRefusal(e);
+      throw GeneBucketFreezeAuditAlgorithm.<RuntimeException>throwUnchecked(refusal(e));
     }
   }
 
@@ -457,21 +460,25 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   }
 
   /**
-   * The form ShardingSphere 5.5.2 turns into a {@link java.sql.SQLException} of its own SQLState and vendor code
-   * ({@code SQLExceptionTransformEngine}); anything else thrown by an auditor becomes {@code HY000}, "Unknown
-   * exception". Its message is the refusal's, its cause the refusal.
+   * The refusal as the {@link SQLException} every JDBC caller gets: SQLState {@value #SQL_STATE}, vendor code
+   * {@value #VENDOR_CODE}, the refusal's message, the refusal as its cause.
+   *
+   * <p>It is thrown as it is, although {@code check} declares no checked exception (issue #38, scenario 10).
+   * ShardingSphere 5.5.2 turns an unchecked {@code ShardingSphereSQLException} from an auditor into an
+   * {@code SQLException} only on some paths ({@code Statement.executeUpdate(String)}, {@code addBatch(String)},
+   * {@code PreparedStatement.execute()}): {@code Statement.execute(String)} in all its forms and
+   * {@code PreparedStatement.executeBatch()} let it through unchecked, past retry code and Spring's exception
+   * translation, which catch {@code SQLException}. Every one of those paths passes an {@code SQLException} on as it is
+   * (its transform engine returns an {@code SQLException} unchanged), so this form is the same on all of them.
    */
-  static final class RetryableRefusal extends ShardingSphereSQLException {
-    private static final long serialVersionUID = 1L;
+  static SQLTransactionRollbackException refusal(GeneIdException refusal) {
+    return new SQLTransactionRollbackException(refusal.getMessage(), SQL_STATE, VENDOR_CODE, refusal);
+  }
 
-    RetryableRefusal(GeneIdException refusal) {
-      super(SQL_STATE, VENDOR_CODE / 10_000, VENDOR_CODE % 10_000, refusal.getMessage(), refusal);
-    }
-
-    @Override
-    public String getMessage() {
-      return getCause().getMessage(); // not ShardingSphere's "reason + More details: cause"
-    }
+  /** Throws {@code e} without declaring it: the auditor SPI's {@code check} declares no checked exception. */
+  @SuppressWarnings("unchecked")
+  private static <E extends Throwable> RuntimeException throwUnchecked(Throwable e) throws E {
+    throw (E) e;
   }
 
   @Override

@@ -64,7 +64,9 @@ import org.jspecify.annotations.Nullable;
  *   <tr><td>refresh-interval</td><td>how often the map is read again, in [10ms, 1h]</td><td>1s</td></tr>
  *   <tr><td>stale-after</td><td>after how long without a refresh writes are refused, in [10ms, 1h], longer than
  *       refresh-interval</td><td>5s</td></tr>
- *   <tr><td>router-id</td><td>this process in the store's heartbeats, 1 to 128 characters</td><td>host:pid</td></tr>
+ *   <tr><td>router-id</td><td>this process in the store's heartbeats, 1 to 128 characters; the router adds
+ *       {@code #<random>} of its own, so two routers given one id (two data sources of one JVM with other refresh
+ *       settings, containers running as pid 1 on one host network) never share a heartbeat</td><td>host:pid</td></tr>
  *   <tr><td>map-store-username, map-store-password</td><td>jdbc: the database user (DriverManager, one connection
  *       per store call)</td><td>none</td></tr>
  *   <tr><td>map-store-table</td><td>jdbc: the map table; heartbeats go to this name + {@code _router}</td>
@@ -264,7 +266,11 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     return values;
   }
 
-  /** {@code <host>:<pid>}: one router per map and JVM, so this names it in the heartbeats. */
+  /**
+   * {@code <host>:<pid>}, which names the process in the heartbeats; it is not unique (two data sources of one JVM
+   * with other refresh settings, containers running as pid 1), so the router adds a random part
+   * ({@link BucketMapRouter#routerId()}).
+   */
   static String defaultRouterId() {
     String host;
     try {

@@ -138,6 +138,86 @@ abstract class AbstractFreezeFailsClosedTest {
     }
   }
 
+  /**
+   * Issue #38, scenario 10: a refusal reaches the caller as {@link SQLException} 40001 on every JDBC path, not only
+   * through {@code executeUpdate(String)} and prepared statements: retry code and Spring's exception translation
+   * catch {@code SQLException}, and an unchecked exception passes by them.
+   */
+  @Test
+  void aRefusalIsAnSqlException40001OnEveryJdbcPath() throws Exception {
+    try (ShardedDatabases databases = new ShardedDatabases(backend(), 2, 2)) {
+      DataSource sharded = databases.shardingSphere(GeneBucketFreezeTest.yaml());
+      GeneBucketShardingAlgorithm db = GeneBucketFreezeTest.algorithm(sharded, "gene_db");
+      try (Connection c = sharded.getConnection()) {
+        execute(c, "INSERT INTO t_order (id, customer) VALUES (" + FROZEN + ", 'c')");
+        db.useMap(db.map().withState(List.of(5), BucketState.FROZEN).withVersion(1));
+        String update = "UPDATE t_order SET customer = 'x' WHERE id = " + FROZEN;
+        String insert = "INSERT INTO t_order (id, customer) VALUES (" + (FROZEN + 64) + ", 'y')";
+        String prepared = "UPDATE t_order SET customer = ? WHERE id = ?";
+        java.util.Map<String, JdbcCall> paths = new java.util.LinkedHashMap<>();
+        paths.put("Statement.execute(String)", s -> s.execute(update));
+        paths.put("Statement.execute(String, RETURN_GENERATED_KEYS)",
+            s -> s.execute(insert, Statement.RETURN_GENERATED_KEYS));
+        paths.put("Statement.execute(String, int[])", s -> s.execute(insert, new int[] {1}));
+        paths.put("Statement.execute(String, String[])", s -> s.execute(insert, new String[] {"id"}));
+        paths.put("Statement.executeUpdate(String)", s -> s.executeUpdate(update));
+        paths.put("Statement.executeUpdate(String, RETURN_GENERATED_KEYS)",
+            s -> s.executeUpdate(insert, Statement.RETURN_GENERATED_KEYS));
+        paths.put("Statement.executeUpdate(String, int[])", s -> s.executeUpdate(insert, new int[] {1}));
+        paths.put("Statement.executeUpdate(String, String[])", s -> s.executeUpdate(insert, new String[] {"id"}));
+        paths.put("Statement.addBatch(String) + executeBatch()", s -> {
+          s.addBatch(update);
+          s.addBatch(insert);
+          s.executeBatch();
+        });
+        paths.put("PreparedStatement.execute()", s -> {
+          try (PreparedStatement ps = s.getConnection().prepareStatement(prepared)) {
+            ps.setString(1, "x");
+            ps.setLong(2, FROZEN);
+            ps.execute();
+          }
+        });
+        paths.put("PreparedStatement.executeUpdate()", s -> {
+          try (PreparedStatement ps = s.getConnection().prepareStatement(prepared)) {
+            ps.setString(1, "x");
+            ps.setLong(2, FROZEN);
+            ps.executeUpdate();
+          }
+        });
+        paths.put("PreparedStatement.addBatch() + executeBatch()", s -> {
+          try (PreparedStatement ps = s.getConnection().prepareStatement(prepared)) {
+            ps.setString(1, "x");
+            ps.setLong(2, FROZEN);
+            ps.addBatch();
+            ps.executeBatch();
+          }
+        });
+        List<String> wrong = new ArrayList<>();
+        paths.forEach((path, call) -> {
+          try (Statement s = c.createStatement()) {
+            call.run(s);
+            wrong.add(path + ": accepted");
+          } catch (SQLException e) {
+            if (!"40001".equals(e.getSQLState()) || frozenCause(e) == null || frozenCause(e).bucket() != 5) {
+              wrong.add(path + ": " + e.getClass().getName() + " " + e.getSQLState() + " " + e.getMessage());
+            }
+          } catch (RuntimeException e) {
+            wrong.add(path + ": unchecked " + e.getClass().getName() + " " + e.getMessage());
+          }
+        });
+        assertThat(wrong).as("JDBC paths whose refusal is not SQLException 40001 naming bucket 5").isEmpty();
+        assertThat(customer(c, FROZEN)).isEqualTo("c");
+        assertThat(count(c, "SELECT COUNT(*) FROM t_order")).isEqualTo(1);
+      }
+    }
+  }
+
+  /** One way of sending a statement through JDBC. */
+  @FunctionalInterface
+  interface JdbcCall {
+    void run(Statement s) throws SQLException;
+  }
+
   static BucketFrozenException frozenCause(Throwable e) {
     Throwable t = e;
     while (t != null && !(t instanceof BucketFrozenException)) {

@@ -117,7 +117,7 @@ class GeneBucketFreezeTest {
           t = t.getCause();
         }
         assertThat(t).as("cause chain of %s", refused).isInstanceOf(io.geneid.core.bucket.BucketMapStaleException.class)
-            .hasMessageContaining("router app-1 refuses writes: bucket map 'orders' (version 1) was last refreshed")
+            .hasMessageContaining("router " + router.routerId() + " refuses writes: bucket map 'orders' (version 1) was last refreshed")
             .hasMessageContaining("more than stale-after 300ms");
         assertThat(((SQLException) refused).getSQLState()).as("retryable, as a serialization failure")
             .isEqualTo("40001");

@@ -75,7 +75,8 @@ class GeneBucketMapStoreTest {
       BucketMap seeded = BucketMap.ofMod(6, 2, 1).withVersion(1);
       assertThat(store.load("orders")).as("the YAML map, stored as version 1").contains(seeded);
       assertThat(gene.map()).isEqualTo(seeded);
-      assertThat(store.routers("orders")).extracting(RouterHeartbeat::routerId).containsExactly("app-1");
+      assertThat(store.routers("orders")).extracting(RouterHeartbeat::routerId).singleElement().asString()
+          .startsWith("app-1#");
 
       long gene5 = (3001L << 6) | 5;
       long gene6 = (3002L << 6) | 6;
@@ -103,6 +104,28 @@ class GeneBucketMapStoreTest {
     }
   }
 
+  /**
+   * Issue #38, scenario 8: two data sources of one JVM follow one map with other refresh settings and the default
+   * router-id ({@code <host>:<pid>}); each router heartbeats under an id of its own, so the mover waits for both.
+   */
+  @Test
+  void twoDataSourcesOfOneJvmWithOtherRefreshSettingsHeartbeatUnderTwoIds() throws Exception {
+    String url = "jdbc:h2:mem:" + unique("bmap_two") + ";DB_CLOSE_DELAY=-1";
+    JdbcDataSource storeDb = new JdbcDataSource();
+    storeDb.setURL(url);
+    JdbcBucketMapStore store = JdbcBucketMapStore.builder().dataSource(storeDb).createTable(true).build();
+    try (ShardedDatabases databases = new ShardedDatabases(Backend.H2, 2, 2)) {
+      String props = "map-store: jdbc\nmap-store-url: \"" + url + "\"\nmap-store-create-table: true\n"
+          + "map-name: orders\n";
+      databases.shardingSphere(yaml(props + "refresh-interval: 100ms\nstale-after: 2s"));
+      databases.shardingSphere(yaml(props + "refresh-interval: 200ms\nstale-after: 3s"));
+      assertThat(store.routers("orders")).as("one heartbeat per router").extracting(RouterHeartbeat::routerId)
+          .hasSize(2).doesNotHaveDuplicates()
+          .allSatisfy(id -> assertThat(id).startsWith(GeneBucketShardingAlgorithm.defaultRouterId() + "#"));
+      assertThat(store.liveRoutersOnePerId("orders", java.time.Duration.ofSeconds(30))).hasSize(2);
+    }
+  }
+
   @Test
   void aStartingProcessRoutesWithTheStoredMapNotItsYamlMap() throws Exception {
     String url = "jdbc:h2:mem:" + unique("bmap_store") + ";DB_CLOSE_DELAY=-1";
@@ -122,8 +145,8 @@ class GeneBucketMapStoreTest {
       }
       assertThat(rows(databases, "ds_0", gene1)).as("bucket 1 is in the first half: ds_0, not GENE_MOD's ds_1")
           .isOne();
-      assertThat(store.routers("orders")).extracting(RouterHeartbeat::routerId)
-          .containsExactly(GeneBucketShardingAlgorithm.defaultRouterId());
+      assertThat(store.routers("orders")).extracting(RouterHeartbeat::routerId).singleElement().asString()
+          .startsWith(GeneBucketShardingAlgorithm.defaultRouterId() + "#");
     }
   }
 
@@ -161,7 +184,8 @@ class GeneBucketMapStoreTest {
         }
         long after = (System.nanoTime() - lost) / 1_000_000;
         assertThat(refused).isNotNull();
-        assertThat(refused).hasMessageStartingWith("router app-2 refuses writes: bucket map 'orders' (version 1)"
+        assertThat(refused).hasMessageStartingWith("router app-2#")
+            .hasMessageContaining(" refuses writes: bucket map 'orders' (version 1)"
             + " was last refreshed").hasMessageContaining("more than stale-after 400ms; last error: the JDBC bucket"
             + " map store (table gene_id_bucket_map) could not load map 'orders'");
         assertThat(after).as("refused within stale-after and a refresh or two").isLessThan(400 + 2_000);

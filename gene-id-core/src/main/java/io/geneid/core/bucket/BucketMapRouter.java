@@ -34,6 +34,7 @@ public final class BucketMapRouter implements AutoCloseable {
   private final BucketMapStore store;
   private final String name;
   private final String routerId;
+  private final String instance;
   private final Duration refreshInterval;
   private final Duration staleAfter;
   private final LongSupplier nanoTime;
@@ -46,7 +47,8 @@ public final class BucketMapRouter implements AutoCloseable {
   private BucketMapRouter(Builder b) {
     this.store = b.store;
     this.name = b.name;
-    this.routerId = b.routerId;
+    this.instance = randomInstance();
+    this.routerId = withInstance(b.routerId, instance);
     this.refreshInterval = b.refreshInterval;
     this.staleAfter = b.staleAfter;
     this.nanoTime = b.nanoTime;
@@ -77,7 +79,7 @@ public final class BucketMapRouter implements AutoCloseable {
         listener.accept(loaded); // routing uses the new map before the heartbeat says so
         map = loaded;
       }
-      store.heartbeat(name, routerId, loaded.version());
+      store.heartbeat(name, routerId, loaded.version(), instance);
       refreshedAtNanos = started;
       lastError = null;
       return true;
@@ -135,9 +137,28 @@ public final class BucketMapRouter implements AutoCloseable {
     }
   }
 
-  /** The router id its heartbeats carry. */
+  /**
+   * The router id its heartbeats carry: the given id (or a random one) followed by {@code #} and this router
+   * object's random {@link #instance()}, so that two routers given one id (two data sources of a JVM with other
+   * refresh settings, containers running as pid 1 on one host network) never share a heartbeat.
+   */
   public String routerId() {
     return routerId;
+  }
+
+  /** This router object's random token (12 hex digits), the end of its {@link #routerId()} and in its heartbeats. */
+  public String instance() {
+    return instance;
+  }
+
+  private static String randomInstance() {
+    return String.format("%012x", new java.security.SecureRandom().nextLong() & 0xFFFF_FFFF_FFFFL);
+  }
+
+  /** {@code <given>#<instance>}, the given part cut at its end to fit 128 characters. */
+  static String withInstance(String given, String instance) {
+    int room = 128 - 1 - instance.length();
+    return (given.length() <= room ? given : given.substring(0, room)) + "#" + instance;
   }
 
   /** Stops the refreshes. */
@@ -160,7 +181,7 @@ public final class BucketMapRouter implements AutoCloseable {
   public static final class Builder {
     private final BucketMapStore store;
     private final String name;
-    private String routerId = java.util.UUID.randomUUID().toString();
+    private String routerId = "router";
     private Duration refreshInterval = Duration.ofSeconds(1);
     private Duration staleAfter = Duration.ofSeconds(5);
     private LongSupplier nanoTime = System::nanoTime;
@@ -174,7 +195,10 @@ public final class BucketMapRouter implements AutoCloseable {
       this.name = name;
     }
 
-    /** This router's id in heartbeats (1 to 128 characters); default a random UUID. */
+    /**
+     * This router's id in heartbeats (1 to 128 characters), to which the router adds {@code #<random instance>}
+     * ({@link BucketMapRouter#routerId()}; a longer id is cut to fit 128 characters); default {@code router}.
+     */
     public Builder routerId(String id) {
       if (id.isEmpty() || id.length() > 128) {
         throw new IllegalArgumentException("router id must have 1 to 128 characters but was '" + id + "'");

@@ -128,6 +128,65 @@ public abstract class AbstractBucketMapStoreContractTest {
     assertThat(store.routers("items")).containsExactly(new RouterHeartbeat("app-1", 7, 1600));
   }
 
+  /**
+   * Issue #38, scenario 8: two routers given one id (two data sources of one JVM with other refresh settings, or
+   * containers running as pid 1 on one host network) heartbeat under two ids, each keeping the given one.
+   */
+  @Test
+  void twoRoutersGivenOneIdHeartbeatUnderIdsOfTheirOwn() {
+    store().compareAndSet("orders", -1, BucketMap.ofMod(6, 2, 1).withVersion(1));
+    BucketMapRouter first = BucketMapRouter.builder(store(), "orders").routerId("host:1").build();
+    BucketMapRouter second = BucketMapRouter.builder(store(), "orders").routerId("host:1")
+        .refreshInterval(Duration.ofSeconds(30)).staleAfter(Duration.ofSeconds(60)).build();
+    assertThat(first.refresh()).isTrue();
+    assertThat(second.refresh()).isTrue();
+    assertThat(store().routers("orders")).as("one heartbeat per router").extracting(RouterHeartbeat::routerId)
+        .containsExactlyInAnyOrder(first.routerId(), second.routerId())
+        .allSatisfy(id -> assertThat(id).startsWith("host:1#"));
+    assertThat(store().liveRoutersOnePerId("orders", Duration.ofSeconds(30))).hasSize(2);
+  }
+
+  /**
+   * Signs of two writers under one router id (a router of another version, or a store wrapper, sharing an id): a
+   * heartbeat whose instance differs from the last one's, or whose version is lower. The mover's
+   * {@link BucketMapStore#liveRoutersOnePerId} refuses while both writers are live, naming the id and both.
+   */
+  @Test
+  void twoWritersUnderOneRouterIdAreSeenAndRefused() {
+    BucketMapStore store = store();
+    store.heartbeat("orders", "app", 3, "aaaa");
+    store.heartbeat("orders", "app", 3, "aaaa");
+    assertThat(store.liveRoutersOnePerId("orders", Duration.ofSeconds(30))).singleElement()
+        .satisfies(r -> assertThat(r.other()).as("one instance beating again and again").isNull());
+    store.heartbeat("orders", "app", 2, "bbbb");
+    store.heartbeat("orders", "app", 3, "aaaa");
+    assertThat(store.liveRouters("orders", Duration.ofSeconds(30))).singleElement().satisfies(r -> {
+      assertThat(r.instance()).isEqualTo("aaaa");
+      assertThat(r.other()).isNotNull();
+      assertThat(r.other().instance()).isEqualTo("bbbb");
+      assertThat(r.other().version()).isEqualTo(2);
+    });
+    assertThatThrownBy(() -> store.liveRoutersOnePerId("orders", Duration.ofSeconds(30)))
+        .isInstanceOf(io.geneid.core.GeneIdException.class)
+        .hasMessageContaining("router id 'app' of map 'orders'")
+        .hasMessageContaining("instance aaaa at version 3").hasMessageContaining("instance bbbb at version 2");
+
+    // without instances (a router of an older version): a version that goes back is the sign
+    store.heartbeat("items", "old", 5);
+    store.heartbeat("items", "old", 4);
+    assertThatThrownBy(() -> store.liveRoutersOnePerId("items", Duration.ofSeconds(30)))
+        .hasMessageContaining("router id 'old' of map 'items'").hasMessageContaining("at version 5");
+    // a sign older than the window is a writer gone: not refused
+    long storeNow = store.nowMillis("carts");
+    @SuppressWarnings("deprecation") // the caller's time, to make a beat a minute old
+    Runnable old = () -> store.heartbeat("carts", "gone", 9, storeNow - 60_000);
+    old.run();
+    store.heartbeat("carts", "gone", 8);
+    assertThat(store.liveRoutersOnePerId("carts", Duration.ofSeconds(30))).singleElement()
+        .satisfies(r -> assertThat(r.other()).as("the other writer, silent for a minute").isNull());
+    assertThat(store.routers("carts")).singleElement().satisfies(r -> assertThat(r.other()).isNotNull());
+  }
+
   @Test
   void keepsTheLastProgressOfEachMapsMove() throws Exception {
     BucketMapStore store = store();
@@ -167,7 +226,7 @@ public abstract class AbstractBucketMapStoreContractTest {
         Thread.sleep(20);
       }
       assertThat(store.routers("orders")).extracting(RouterHeartbeat::routerId, RouterHeartbeat::version)
-          .containsExactly(Tuple.tuple("app-1", 2L));
+          .containsExactly(Tuple.tuple(router.routerId(), 2L));
       router.checkWritable();
     }
   }
@@ -190,7 +249,7 @@ public abstract class AbstractBucketMapStoreContractTest {
     clock.advance(201);
     assertThatThrownBy(router::checkWritable)
         .isInstanceOf(BucketMapStaleException.class)
-        .hasMessageStartingWith("router app-9 refuses writes: bucket map 'orders' (version 1) was last refreshed"
+        .hasMessageStartingWith("router " + router.routerId() + " refuses writes: bucket map 'orders' (version 1) was last refreshed"
             + " 501ms ago, more than stale-after 500ms; last error: " + loadFailure(own, "orders"))
         .satisfies(e -> assertThat(((BucketMapStaleException) e).staleMillis()).isEqualTo(501));
   }
@@ -210,13 +269,13 @@ public abstract class AbstractBucketMapStoreContractTest {
     assertThat(store().routers("orders")).singleElement().satisfies(r -> assertThat(moversNow - r.atMillis())
         .as("age of the heartbeat of a router whose clock is 120 s behind").isBetween(-5_000L, 30_000L));
     assertThat(store().liveRouters("orders", Duration.ofSeconds(30))).as("live by the store's own clock")
-        .extracting(RouterHeartbeat::routerId).containsExactly("app-behind");
+        .extracting(RouterHeartbeat::routerId).containsExactly(behind.routerId());
     long storeNow = store().nowMillis("orders");
     store().heartbeat("orders", "app-gone", 1, storeNow - 60_000); // silent for a minute, by the store's clock
     assertThat(store().liveRouters("orders", Duration.ofSeconds(30))).extracting(RouterHeartbeat::routerId)
-        .containsExactly("app-behind");
+        .containsExactly(behind.routerId());
     assertThat(store().liveRouters("orders", Duration.ofSeconds(90))).extracting(RouterHeartbeat::routerId)
-        .containsExactly("app-behind", "app-gone");
+        .containsExactly(behind.routerId(), "app-gone");
     assertThat(store().routers("orders")).hasSize(2);
   }
 
@@ -256,7 +315,7 @@ public abstract class AbstractBucketMapStoreContractTest {
     BucketMapRouter router = BucketMapRouter.builder(store, "nothing").routerId("app-3").build();
     assertThat(router.refresh()).isFalse();
     assertThatThrownBy(router::checkWritable).isInstanceOf(BucketMapStaleException.class)
-        .hasMessageStartingWith("router app-3 refuses writes: bucket map 'nothing' was never loaded; last error:"
+        .hasMessageStartingWith("router " + router.routerId() + " refuses writes: bucket map 'nothing' was never loaded; last error:"
             + " no bucket map named 'nothing' in " + store);
     assertThatThrownBy(router::current).hasMessageStartingWith("bucket map 'nothing' has not been loaded");
     assertThatThrownBy(() -> BucketMapRouter.builder(store, "x").refreshInterval(Duration.ofSeconds(5)).build())
