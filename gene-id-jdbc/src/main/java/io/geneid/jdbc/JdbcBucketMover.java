@@ -633,6 +633,7 @@ public final class JdbcBucketMover {
    */
   private BucketMap finishSwitch(BucketMap map, int bucket) {
     awaitRouters(map.version());
+    sleep(settle); // a statement routed under an older map before the routers saw this one reaches its database
     int owner = map.target(bucket);
     BucketFence fence = fence(map);
     List<Integer> others = new ArrayList<>();
@@ -1085,7 +1086,8 @@ public final class JdbcBucketMover {
     while (true) {
       // live by the store's own clock, never this host's against a router host's
       List<String> behind = new ArrayList<>();
-      for (RouterHeartbeat router : store.liveRouters(name, liveWindow)) {
+      // refuses to go on when one router id shows two writers: it could not tell which of them has seen the change
+      for (RouterHeartbeat router : store.liveRoutersOnePerId(name, liveWindow)) {
         if (router.version() < version) {
           behind.add(router.routerId() + " (version " + router.version() + ")");
         }

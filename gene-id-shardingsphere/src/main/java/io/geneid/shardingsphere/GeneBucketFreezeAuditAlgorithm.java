@@ -149,8 +149,8 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
   private static void audit(SQLStatementContext context, List<Object> params, RuleMetaData globalRuleMetaData,
       ShardingSphereDatabase database) {
     SQLStatement statement = context.getSqlStatement();
-    boolean read = statement instanceof SelectStatement;
-    if (!(read || statement instanceof InsertStatement || statement instanceof UpdateStatement
+    boolean isRead = statement instanceof SelectStatement;
+    if (!(isRead || statement instanceof InsertStatement || statement instanceof UpdateStatement
         || statement instanceof DeleteStatement) || !(context instanceof TableAvailable tables)) {
       return;
     }
@@ -167,8 +167,10 @@ public final class GeneBucketFreezeAuditAlgorithm implements ShardingAuditAlgori
     if (families.isEmpty()) {
       return;
     }
-    if (read) {
+    if (isRead) {
+      List<Family> read = List.copyOf(families.values());
       auditRead(context, (SelectStatement) statement, params, families);
+      read.forEach(f -> f.algorithms.forEach(GeneBucketShardingAlgorithm::readRouting)); // admitted: in flight
       return;
     }
     families.values().forEach(f -> f.algorithms.forEach(GeneBucketShardingAlgorithm::checkWritable));

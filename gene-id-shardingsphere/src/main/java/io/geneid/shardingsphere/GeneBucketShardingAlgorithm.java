@@ -386,6 +386,19 @@ public final class GeneBucketShardingAlgorithm extends GeneShardingAlgorithm imp
     return map().target((int) gene);
   }
 
+  /**
+   * Marks a read of the family as in flight on this thread before it is routed (see
+   * {@link BucketMapRouter#routing()}): until {@link GeneBucketExecutionHook} sees it run, the router's heartbeats
+   * hold back the version it was routed with, so the mover does not set a bucket's rows aside under it. Writes are
+   * not marked: the fence in the database refuses a late one.
+   */
+  void readRouting() {
+    BucketMapRouter r = router;
+    if (r != null) {
+      r.routing();
+    }
+  }
+
   @Override
   int geneBits() {
     BucketMap m = map;

@@ -228,6 +228,54 @@ abstract class AbstractFenceScenarioTest {
     assertEveryOrderOnceAsAcknowledged();
   }
 
+  // scenario 5: a read routed before the switch that reaches its database after the set-aside (it waited for a
+  // pooled connection)
+
+  @Test
+  void aReadRoutedBeforeTheSwitchThatRunsAfterItFindsItsRow() throws Exception {
+    CountingDataSource source = databases.dataSources.get("ds_0");
+    AtomicReference<String> read = new AtomicReference<>("not run");
+    CountDownLatch routed = new CountDownLatch(1);
+    source.onConnect(() -> {
+      if (Thread.currentThread().getName().equals("late-reader")) {
+        routed.countDown(); // routed to database 0, the old node
+        // the pool is slow: this connection comes once the bucket has moved, or after 10 s if the mover waits
+        long giveUp = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+        while (store.load("orders").orElseThrow().state(BUCKET) != BucketState.MOVED && System.nanoTime() < giveUp) {
+          Thread.onSpinWait();
+        }
+      }
+    });
+    Thread reader = new Thread(() -> {
+      try (Connection c = sharded.getConnection();
+           PreparedStatement ps = c.prepareStatement("SELECT customer FROM t_order WHERE id = ?")) {
+        ps.setLong(1, order(BUCKET, 1)); // routed now, under the old map: to database 0
+        try (ResultSet rs = ps.executeQuery()) {
+          read.set(rs.next() ? rs.getString(1) : "nothing");
+        }
+      } catch (SQLException e) {
+        read.set("refused " + e.getSQLState());
+      }
+    }, "late-reader");
+    boolean[] once = {false};
+    mover(p -> {
+      if (!once[0] && store.load("orders").orElseThrow().state(BUCKET) == BucketState.FROZEN) {
+        once[0] = true;
+        reader.start();
+        try {
+          assertThat(routed.await(30, TimeUnit.SECONDS)).as("the read routed to the old node").isTrue();
+        } catch (InterruptedException e) {
+          Thread.currentThread().interrupt();
+        }
+      }
+    }).moveTo(moved());
+    reader.join(60_000);
+    source.onConnect(() -> { });
+    System.out.printf("fence %s: a read routed before the switch, run after it, found %s%n", backend(), read.get());
+    assertThat(read.get()).as("a read by key routed before the switch").isEqualTo("c" + order(BUCKET, 1));
+    assertEveryOrderOnceAsAcknowledged();
+  }
+
   void assertEveryOrderOnceAsAcknowledged() throws SQLException {
     try (Connection c = sharded.getConnection()) {
       Map<Long, String> found = new TreeMap<>();

@@ -30,6 +30,7 @@ public final class CountingDataSource implements DataSource {
   private final String username;
   private final String password;
   private final List<String> log;
+  private volatile Runnable onConnect = () -> { };
 
   public CountingDataSource(String name, DataSource target, String url, String username, String password,
       List<String> log) {
@@ -57,8 +58,14 @@ public final class CountingDataSource implements DataSource {
     return target;
   }
 
+  /** Runs {@code hook} on the calling thread before each connection is taken (a test's slow pool). */
+  public void onConnect(Runnable hook) {
+    this.onConnect = hook;
+  }
+
   @Override
   public Connection getConnection() throws SQLException {
+    onConnect.run();
     return wrapConnection(target.getConnection());
   }
 

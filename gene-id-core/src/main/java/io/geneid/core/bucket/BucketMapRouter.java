@@ -43,6 +43,16 @@ public final class BucketMapRouter implements AutoCloseable {
   private volatile long refreshedAtNanos;
   private volatile @Nullable Throwable lastError;
   private @Nullable ScheduledExecutorService timer;
+  /** Statements routed and not yet run, by the thread that routed them: {version, routed at (nanos)}. */
+  private final java.util.concurrent.ConcurrentHashMap<Thread, long[]> inFlight =
+      new java.util.concurrent.ConcurrentHashMap<>();
+  /** The started routers of this JVM, which {@link #statementRan()} tells. */
+  private static final java.util.Set<BucketMapRouter> STARTED = java.util.concurrent.ConcurrentHashMap.newKeySet();
+  /**
+   * A statement routed this long ago and never reported run (its connection never came, its thread died) no longer
+   * holds the heartbeat back.
+   */
+  static final Duration IN_FLIGHT_BOUND = Duration.ofSeconds(60);
 
   private BucketMapRouter(Builder b) {
     this.store = b.store;
@@ -79,7 +89,7 @@ public final class BucketMapRouter implements AutoCloseable {
         listener.accept(loaded); // routing uses the new map before the heartbeat says so
         map = loaded;
       }
-      store.heartbeat(name, routerId, loaded.version(), instance);
+      store.heartbeat(name, routerId, Math.min(loaded.version(), oldestInFlight()), instance);
       refreshedAtNanos = started;
       lastError = null;
       return true;
@@ -87,6 +97,46 @@ public final class BucketMapRouter implements AutoCloseable {
       lastError = e;
       return false;
     }
+  }
+
+  /**
+   * Records that the calling thread is routing a statement now, with the version this router has now (or a newer
+   * one): until {@link #statementRan()} on this thread, heartbeats report at most that version, so a mover waiting
+   * for the routers to see a switch also waits for the statements routed before it (a read that waits for a pooled
+   * connection must find its rows where it was routed). The sharding algorithm calls it before it reads the map; an
+   * earlier mark of the thread (a batch) is kept.
+   */
+  public void routing() {
+    BucketMap m = map;
+    if (m != null) {
+      inFlight.putIfAbsent(Thread.currentThread(), new long[] {m.version(), nanoTime.getAsLong()});
+    }
+  }
+
+  /**
+   * The calling thread's routed statements have run (or failed): called by the integration's execution hook once a
+   * statement has reached its databases, for every started router of the JVM.
+   */
+  public static void statementRan() {
+    Thread me = Thread.currentThread();
+    for (BucketMapRouter r : STARTED) {
+      r.inFlight.remove(me);
+    }
+  }
+
+  /** The oldest version of a statement still in flight, {@code Long.MAX_VALUE} with none. */
+  long oldestInFlight() {
+    long oldest = Long.MAX_VALUE;
+    long now = nanoTime.getAsLong();
+    for (java.util.Iterator<java.util.Map.Entry<Thread, long[]>> it = inFlight.entrySet().iterator(); it.hasNext(); ) {
+      java.util.Map.Entry<Thread, long[]> e = it.next();
+      if (!e.getKey().isAlive() || now - e.getValue()[1] > IN_FLIGHT_BOUND.toNanos()) {
+        it.remove();
+      } else {
+        oldest = Math.min(oldest, e.getValue()[0]);
+      }
+    }
+    return oldest;
   }
 
   /** Refreshes now and then every refresh interval on a daemon thread, until {@link #close()}. */
@@ -103,6 +153,7 @@ public final class BucketMapRouter implements AutoCloseable {
     long ms = refreshInterval.toMillis();
     t.scheduleWithFixedDelay(this::refresh, ms, ms, TimeUnit.MILLISECONDS);
     timer = t;
+    STARTED.add(this);
   }
 
   /**
@@ -164,6 +215,7 @@ public final class BucketMapRouter implements AutoCloseable {
   /** Stops the refreshes. */
   @Override
   public synchronized void close() {
+    STARTED.remove(this);
     if (timer != null) {
       timer.shutdownNow();
       timer = null;
