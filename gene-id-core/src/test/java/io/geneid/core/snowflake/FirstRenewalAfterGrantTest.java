@@ -44,14 +44,17 @@ class FirstRenewalAfterGrantTest {
   private final ModelLeaseStore store = new ModelLeaseStore("first-renewal" + ThreadLocalRandom.current()
       .nextInt(1 << 30), 0, 0, TTL, this::millis, nanos::get);
   private final List<LeasedGeneGenerator> open = new ArrayList<>();
+  private static final java.util.concurrent.atomic.AtomicInteger EPOCHS = new java.util.concurrent.atomic.AtomicInteger();
 
   private long millis() {
     return wallBase + (nanos.get() - 1_000_000_000L) / 1_000_000L;
   }
 
   private LeasedGeneGenerator generator(String owner) {
+    // an epoch of its own per generator: A and B stand for two processes, which one JVM's worker-id claims would
+    // otherwise refuse (a random pick of the epoch collided now and then)
     GeneIdLayout layout = GeneIdLayout.builder().epoch(GeneIdLayout.DEFAULT_EPOCH.minus(Duration.ofDays(
-        2_000 + ThreadLocalRandom.current().nextInt(1_000)))).build();
+        2_000 + EPOCHS.incrementAndGet() % 2_000))).build();
     LeasedGeneGenerator g = LeasedGeneGenerator.builder().assigner(store.holder(owner, Duration.ZERO)).layout(layout)
         .clock(clock).maxBorrowMillis(BORROW).storeWait(Duration.ZERO).nanoTime(nanos::get).sleep(nanos::addAndGet)
         .manualKeeper().build();
