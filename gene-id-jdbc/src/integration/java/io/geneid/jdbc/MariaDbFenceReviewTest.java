@@ -21,7 +21,7 @@ class MariaDbFenceReviewTest extends AbstractFenceReviewTest {
   void aHalfInstalledFenceIsTakenForAWholeOne() throws Exception {
     BucketFence fence = new BucketFence("orders", G, Duration.ofSeconds(2));
     BucketFence.Fenced table = new BucketFence.Fenced("t_order", "id");
-    fence.fence(ds0, 0, BUCKET, 1, List.of(table));
+    fence.fence(ds0, 0, BUCKET, 1, "review", List.of(table));
     fence.releaseStale(ds0, 0, map()); // bucket 5 NORMAL on target 0: the fence row goes, the triggers stay
     // what a mover killed right after its first CREATE TRIGGER leaves (before #38's review: taken for a whole fence,
     // a plain UPDATE of FROZEN bucket 5 went through)

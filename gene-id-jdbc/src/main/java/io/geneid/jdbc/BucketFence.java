@@ -87,7 +87,7 @@ final class BucketFence {
   private static void createTable(Connection c, Kind kind) throws SQLException {
     try (Statement st = c.createStatement()) {
       st.execute("CREATE TABLE IF NOT EXISTS " + TABLE + " (map_name VARCHAR(128) NOT NULL, bucket INT NOT NULL,"
-          + " fenced_version BIGINT NOT NULL, PRIMARY KEY (map_name, bucket))");
+          + " fenced_version BIGINT NOT NULL, fenced_by VARCHAR(32) NOT NULL, PRIMARY KEY (map_name, bucket))");
       if (kind == Kind.H2) {
         st.execute("CREATE TABLE IF NOT EXISTS " + H2_TRIGGERS + " (trigger_name VARCHAR(128) PRIMARY KEY,"
             + " map_name VARCHAR(128) NOT NULL, key_column VARCHAR(128) NOT NULL, gene_bits INT NOT NULL)");
@@ -138,12 +138,12 @@ final class BucketFence {
    * makes sure the triggers on {@code tables} are there, both under the map's named lock (see
    * {@link #uninstallIfUnused}): once this returns, a transaction that begins there cannot write the bucket.
    */
-  void fence(DataSource ds, int target, int bucket, long version, List<Fenced> tables) {
+  void fence(DataSource ds, int target, int bucket, long version, String by, List<Fenced> tables) {
     try (Connection c = ds.getConnection()) {
       Kind kind = Kind.of(c);
       withNamedLock(c, kind, target, () -> {
         createTable(c, kind);
-        upsert(c, bucket, version);
+        upsert(c, bucket, version, by);
         ensureTriggers(c, kind, target, tables);
       });
     } catch (SQLException e) {
@@ -153,21 +153,23 @@ final class BucketFence {
     }
   }
 
-  private void upsert(Connection c, int bucket, long version) throws SQLException {
-    try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET fenced_version = ? WHERE map_name = ?"
-          + " AND bucket = ?")) {
-        up.setLong(1, version);
-        up.setString(2, map);
-        up.setInt(3, bucket);
+  private void upsert(Connection c, int bucket, long version, String by) throws SQLException {
+    try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET fenced_version = ?, fenced_by = ?"
+        + " WHERE map_name = ? AND bucket = ?")) {
+      up.setLong(1, version);
+      up.setString(2, by);
+      up.setString(3, map);
+      up.setInt(4, bucket);
       if (up.executeUpdate() == 1) {
         return;
       }
     }
-    try (PreparedStatement in = c.prepareStatement("INSERT INTO " + TABLE + " (map_name, bucket, fenced_version)"
-        + " VALUES (?, ?, ?)")) {
+    try (PreparedStatement in = c.prepareStatement("INSERT INTO " + TABLE + " (map_name, bucket, fenced_version,"
+        + " fenced_by) VALUES (?, ?, ?, ?)")) {
       in.setString(1, map);
       in.setInt(2, bucket);
       in.setLong(3, version);
+      in.setString(4, by);
       in.executeUpdate();
     }
   }
@@ -201,6 +203,28 @@ final class BucketFence {
     } catch (SQLException e) {
       throw new GeneIdException("reading the fences of map '" + map + "' on target " + target + " failed: "
           + e.getMessage(), e);
+    }
+  }
+
+  /**
+   * Lifts the fence of {@code bucket} in {@code ds} if it is still the one {@code by} (a mover run) made: a run that
+   * fails before its freeze is published takes its fence back, and never one another run has made since.
+   */
+  void unfenceOwn(DataSource ds, int target, int bucket, String by) {
+    try (Connection c = ds.getConnection()) {
+      if (!tableExists(c)) {
+        return;
+      }
+      try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE + " WHERE map_name = ? AND bucket = ?"
+          + " AND fenced_by = ?")) {
+        ps.setString(1, map);
+        ps.setInt(2, bucket);
+        ps.setString(3, by);
+        ps.executeUpdate();
+      }
+    } catch (SQLException e) {
+      LOG.warn("taking back the fence of bucket {} of map '{}' on target {} failed ({}); the next move or cleanup"
+          + " of the map lifts it", bucket, map, target, e.getMessage());
     }
   }
 
@@ -527,7 +551,12 @@ final class BucketFence {
           }
           return;
         } catch (SQLException e) {
-          if (!lockTimeout(kind, e) || System.nanoTime() > deadline) {
+          if (lockTimeout(kind, e) && System.nanoTime() > deadline) {
+            throw new GeneIdException(JdbcBucketMover.describeOpenTransactions(c, target, "while " + what
+                + " waited " + installWait.toMillis() + " ms for the table's lock (they hold it)") + "; nothing was"
+                + " frozen: end that transaction, or raise the transaction wait, and run the move again", e);
+          }
+          if (!lockTimeout(kind, e)) {
             throw e;
           }
           LOG.debug("{} on target {}: lock not granted (attempt {}), retrying", what, target, attempt);

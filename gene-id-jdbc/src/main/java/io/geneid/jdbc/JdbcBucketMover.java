@@ -126,6 +126,8 @@ public final class JdbcBucketMover {
   private final Duration transactionWait;
   private final Consumer<Progress> listener;
   private final LongSupplier clock;
+  /** This mover's random id, in the fence rows it makes. */
+  private final String runId = String.format("%016x", new java.security.SecureRandom().nextLong());
 
   private JdbcBucketMover(Builder b) {
     this.store = b.store;
@@ -575,17 +577,22 @@ public final class JdbcBucketMover {
     // whatever the client, once the transactions open now have ended (awaited below); the other databases never own
     // the bucket while it moves (an UPDATE that sets a key into it, routed by its old key, is refused there too)
     List<BucketFence.Fenced> fenced = BucketFence.tables(tables, map.geneBits());
-    for (int target : new TreeMap<>(targets).keySet()) {
-      fence.fence(target(target), target, move.bucket(), map.version() + 1, fenced);
-    }
-    if (map.state(move.bucket()) != BucketState.FROZEN) {
-      dropStaleCopies(move, map.bucketCount());
-      try {
-        map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
-      } catch (GeneIdException lost) {
-        releaseStaleFences(load()); // the fence of a freeze that never was: lifted where the bucket's owner is
-        throw lost;
+    boolean freezing = map.state(move.bucket()) != BucketState.FROZEN;
+    try {
+      for (int target : new TreeMap<>(targets).keySet()) {
+        fence.fence(target(target), target, move.bucket(), map.version() + 1, runId, fenced);
       }
+      if (freezing) {
+        dropStaleCopies(move, map.bucketCount());
+        map = publish(map, map.withState(List.of(move.bucket()), BucketState.FROZEN));
+      }
+    } catch (RuntimeException failed) {
+      if (freezing) { // the fence of a freeze that never was: this run takes back what it made, nothing another made
+        for (int target : targets.keySet()) {
+          fence.unfenceOwn(target(target), target, move.bucket(), runId);
+        }
+      }
+      throw failed;
     }
     run.version = map.version();
     awaitRouters(map.version());
@@ -641,7 +648,7 @@ public final class JdbcBucketMover {
       if (other != owner) {
         BucketMove aside = new BucketMove(bucket, other, owner);
         createSideTables(aside);
-        fence.fence(target(other), other, bucket, map.version(), BucketFence.tables(tables, map.geneBits()));
+        fence.fence(target(other), other, bucket, map.version(), runId, BucketFence.tables(tables, map.geneBits()));
         setAside(aside, map.bucketCount());
         others.add(other);
       }
@@ -766,7 +773,7 @@ public final class JdbcBucketMover {
   }
 
   private BucketFence fence(BucketMap map) {
-    return new BucketFence(name, map.geneBits(), routerWait);
+    return new BucketFence(name, map.geneBits(), transactionWait);
   }
 
   /**
@@ -959,6 +966,26 @@ public final class JdbcBucketMover {
         throw new GeneIdException("listing the transactions open on target " + target + " failed: "
             + e.getMessage() + "; the bucket " + bucket + " stays fenced, run the move again", e);
       }
+    }
+  }
+
+  /**
+   * The transactions open on the database of {@code c} (other than its own), oldest first, as a message:
+   * {@code transaction <the oldest> <what>} and how many more.
+   */
+  static String describeOpenTransactions(Connection c, int target, String what) {
+    try {
+      String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+      boolean postgres = product.contains("postgres");
+      String sql = postgres ? POSTGRES_TRANSACTIONS : product.contains("h2") ? H2_TRANSACTIONS : MARIADB_TRANSACTIONS;
+      List<String> open = new ArrayList<>(openTransactions(c, sql, target, postgres).values());
+      if (open.isEmpty()) {
+        return "no transaction listed on target " + target + " " + what;
+      }
+      return "transaction " + open.get(0) + " " + what + (open.size() > 1 ? " (" + (open.size() - 1) + " more open: "
+          + open.subList(1, Math.min(open.size(), 4)) + ")" : "");
+    } catch (SQLException e) {
+      return "the transactions on target " + target + " could not be listed (" + e.getMessage() + ") " + what;
     }
   }
 

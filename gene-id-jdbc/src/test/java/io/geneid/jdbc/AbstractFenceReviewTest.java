@@ -298,7 +298,7 @@ abstract class AbstractFenceReviewTest {
       throws Exception {
     BucketFence fence = new BucketFence("orders", G, Duration.ofSeconds(2));
     List<BucketFence.Fenced> t = List.of(new BucketFence.Fenced("t_order", "id"));
-    fence.fence(ds0, 0, BUCKET, 99, t);
+    fence.fence(ds0, 0, BUCKET, 99, "review", t);
     assertThat(plainWrite(ds0, "UPDATE t_order SET id = " + (500L << G | BUCKET) + " WHERE id = 6"))
         .as("into the bucket").isEqualTo("40001");
     assertThat(plainWrite(ds0, "UPDATE t_order SET id = " + (500L << G | 6) + " WHERE id = " + BUCKET))
