@@ -8,6 +8,7 @@ import io.geneid.core.snowflake.ClockMovedBackwardsException;
 import io.geneid.core.GeneClock;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.testing.TestTime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,7 +40,14 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AbstractWorkerIdAssignerContractTest {
 
-  protected static final Duration TTL = Duration.ofSeconds(1);
+  /**
+   * The lease TTL of every test here: 1 s times the tests' time scale ({@link TestTime}). The lease rule renews at a
+   * third of the TTL and fences a holder whose renewal has not come back within the TTL, so a renewal thread that a
+   * busy machine keeps off a core for a whole second loses its lease: a test that asserts it keeps one needs the
+   * margin the scale gives. The tests that need a short TTL (the holder cut off, fenced within its TTL) measure
+   * against this one, so they stay as strict, relative to the TTL.
+   */
+  protected static final Duration TTL = TestTime.seconds(1);
 
   private final List<String> spaces = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
