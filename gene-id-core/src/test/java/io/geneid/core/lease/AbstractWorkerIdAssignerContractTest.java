@@ -121,7 +121,8 @@ public abstract class AbstractWorkerIdAssignerContractTest {
     WorkerLease lease = old.acquire(255);
     // beyond the takeover time + borrowing bound (a grant's previous mark is at least store now + borrowSlack), so
     // the recorded mark is what the next holder gets
-    Instant mark = Instant.ofEpochMilli(System.currentTimeMillis() + TTL.toMillis() + 777);
+    // 1.777 TTLs: the next holder polls every TTL / 10 while it waits, so the margin grows with the TTL
+    Instant mark = Instant.ofEpochMilli(System.currentTimeMillis() + TTL.toMillis() * 1_777 / 1_000);
     old.renew(lease, mark);
 
     WorkerIdAssigner next = track(assigner(space, 0, 0, TTL, TTL.multipliedBy(4), "next", storePort()));
