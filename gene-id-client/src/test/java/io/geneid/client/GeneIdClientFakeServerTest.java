@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.testing.TestTime;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -43,7 +44,7 @@ class GeneIdClientFakeServerTest {
   }
 
   private GeneIdClient.Builder clientOf(String... urls) {
-    return GeneIdClient.builder().addresses(urls).requestTimeout(Duration.ofSeconds(3)).retryRounds(0)
+    return GeneIdClient.builder().addresses(urls).requestTimeout(TestTime.seconds(3)).retryRounds(0)
         .retryPause(Duration.ofMillis(10)).batchSize(50);
   }
 
@@ -64,16 +65,18 @@ class GeneIdClientFakeServerTest {
   void anAttemptThatHangsIsAbandonedAfterTheRequestTimeoutAndTheNextAddressAnswers() throws IOException {
     twoServers();
     a.mode = FakeServer.Mode.HANG;
-    client = clientOf(a.url(), b.url()).requestTimeout(Duration.ofMillis(1500)).build();
+    long timeout = TestTime.millis(1_500); // the time-out this test measures: 1.5 s at the time scale
+    client = clientOf(a.url(), b.url()).requestTimeout(Duration.ofMillis(timeout)).build();
     long start = System.nanoTime();
     long id = client.nextIdFor(7L);
     long millis = (System.nanoTime() - start) / 1_000_000;
     assertThat(id & 63).isEqualTo(7);
-    assertThat(millis).as("one time-out, then the second address").isBetween(1_400L, 10_000L);
+    assertThat(millis).as("one time-out, then the second address")
+        .isBetween(timeout - 100, timeout + TestTime.millis(8_500));
     // the client now starts at the address that answered: no second time-out
     start = System.nanoTime();
     client.nextIdFor(8L);
-    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(1_400L);
+    assertThat((System.nanoTime() - start) / 1_000_000).isLessThan(timeout - 100);
   }
 
   @Test
@@ -145,7 +148,7 @@ class GeneIdClientFakeServerTest {
     }
     assertThat(a.idRequests.get()).as("21 left: no refill yet").isEqualTo(1);
     assertThat(seen.add(client.nextId(5))).isTrue(); // 20 left: the refill starts
-    long deadline = System.nanoTime() + 5_000_000_000L;
+    long deadline = System.nanoTime() + TestTime.seconds(5).toNanos();
     while (client.bufferedIds() < 120 && System.nanoTime() < deadline) {
       Thread.sleep(5);
     }
@@ -180,7 +183,7 @@ class GeneIdClientFakeServerTest {
   @Test
   void aBatchLargerThanTheBufferIsFetchedForTheCallerAlone() throws IOException {
     twoServers();
-    client = clientOf(a.url()).batchSize(50).requestTimeout(Duration.ofSeconds(20)).build();
+    client = clientOf(a.url()).batchSize(50).requestTimeout(TestTime.seconds(20)).build();
     long[] ids = client.nextIdsFor(9L, 12_345);
     assertThat(ids).hasSize(12_345);
     assertThat(Set.of(java.util.Arrays.stream(ids).boxed().toArray(Long[]::new))).hasSize(12_345);

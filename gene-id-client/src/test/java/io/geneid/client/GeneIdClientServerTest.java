@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.Genes;
+import io.geneid.core.testing.TestTime;
 import io.geneid.server.GeneIdServer;
 import java.net.URI;
 import java.time.Duration;
@@ -58,7 +59,7 @@ class GeneIdClientServerTest {
   }
 
   private static GeneIdClient.Builder client(String... urls) {
-    return GeneIdClient.builder().addresses(urls).requestTimeout(Duration.ofSeconds(5));
+    return GeneIdClient.builder().addresses(urls).requestTimeout(TestTime.seconds(5));
   }
 
   @Test
@@ -111,7 +112,7 @@ class GeneIdClientServerTest {
       }
       assertThat(ids.bufferedIds()).as("51 left: above the mark, no refill").isEqualTo(51);
       seen.add(ids.nextId(9)); // 50 left: the next batch is fetched in the background
-      long deadline = System.nanoTime() + 10_000_000_000L;
+      long deadline = System.nanoTime() + TestTime.seconds(10).toNanos();
       while (ids.bufferedIds() != 250 && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }

@@ -3,22 +3,18 @@ package io.geneid.etcd;
 import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
 import io.geneid.core.lease.WorkerIdAssigner;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(SharedEtcd.class)
 class EtcdWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
 
   static final String PREFIX = "/gene-id-contract";
   private static PrivateEtcd etcd;
 
   @BeforeAll
-  static void start() {
-    etcd = PrivateEtcd.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    etcd.close();
+  static void shared(PrivateEtcd shared) { // one per JVM, for every class
+    etcd = shared;
   }
 
   @Override

@@ -16,23 +16,19 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@code worker-assigner: etcd} from properties: the checks offline, then a shared generator on a real etcd. */
+@ExtendWith(SharedEtcd.class)
 class EtcdWorkerIdAssignerProviderTest {
 
   private static PrivateEtcd etcd;
 
   @BeforeAll
-  static void start() {
-    etcd = PrivateEtcd.start();
-  }
-
-  @AfterAll
-  static void stop() {
-    etcd.close();
+  static void shared(PrivateEtcd shared) { // one per JVM, for every class
+    etcd = shared;
   }
 
   private static Map<String, Object> props(Object... kv) {

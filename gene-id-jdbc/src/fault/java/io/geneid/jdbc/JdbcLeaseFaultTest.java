@@ -11,6 +11,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.testing.TcpProxy;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -40,7 +41,8 @@ import org.junit.jupiter.params.provider.MethodSource;
  */
 class JdbcLeaseFaultTest {
 
-  private static final Duration TTL = Duration.ofSeconds(1);
+  /** 1 s at the tests' time scale: short, for leases that lapse, but kept by a busy machine's renewals. */
+  private static final Duration TTL = TestTime.seconds(1);
 
   private static String newSpace() {
     return "gid_fault_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
@@ -113,7 +115,7 @@ class JdbcLeaseFaultTest {
     try (LeaseDatabase db = new LeaseDatabase(kind)) {
       String space = newSpace();
       String url = db.url(db.port());
-      Duration ttl = Duration.ofSeconds(2);
+      Duration ttl = TestTime.seconds(2);
       JdbcWorkerIdAssigner earlier = JdbcWorkerIdAssigner.builder().jdbcUrl(url, null, null).createTable(true)
           .space(space).workerIds(0, 0).ttl(ttl).acquireTimeout(Duration.ofSeconds(30)).owner("earlier").build();
       earlier.release(earlier.acquire(255), Instant.EPOCH); // the row exists and is free

@@ -12,6 +12,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 import io.geneid.core.testing.TcpProxy;
 import io.geneid.core.lease.WorkerIdAssigners;
+import io.geneid.core.testing.TestTime;
 import io.geneid.redis.RedisWorkerIdAssigner;
 import io.geneid.redis.TestRedis;
 import io.micrometer.core.instrument.Tags;
@@ -31,7 +32,8 @@ import org.junit.jupiter.api.io.TempDir;
 /** Meters of {@link LeasedGeneGenerator}: over a static assigner with a mark file, and over the shared Redis. */
 class LeasedGeneIdMetricsTest {
 
-  private static final Duration TTL = Duration.ofMillis(600);
+  /** Short, for a lease that lapses; at the tests' time scale, so that the one it keeps is kept on a busy machine. */
+  private static final Duration TTL = TestTime.ofMillis(600);
   private static final String REDIS = "redis://127.0.0.1:6379";
   private static final List<String> LEASE_METERS = List.of(GeneIdMetrics.LEASE_REMAINING,
       GeneIdMetrics.LEASE_RENEWAL_FAILURES, GeneIdMetrics.LEASE_FENCINGS, GeneIdMetrics.LEASE_SWITCHES,

@@ -8,6 +8,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -32,7 +33,11 @@ import org.junit.jupiter.params.provider.EnumSource;
  */
 class RedisLeaseFaultTest {
 
-  private static final Duration TTL = Duration.ofMillis(500);
+  /**
+   * Short on purpose (the tests wait for leases to lapse), at the tests' time scale: the assigner's command time-out is
+   * a third of it, which a busy machine must still meet.
+   */
+  private static final Duration TTL = TestTime.ofMillis(500);
   private static final Duration SLACK = Duration.ofMillis(10);
   private static final String PREFIX = "gid_fault";
 

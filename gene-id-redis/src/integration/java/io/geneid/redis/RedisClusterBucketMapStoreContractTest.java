@@ -2,37 +2,31 @@ package io.geneid.redis;
 
 import io.geneid.core.bucket.AbstractBucketMapStoreContractTest;
 import io.geneid.core.bucket.BucketMapStore;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The bucket map store contract on a Redis Cluster of the test's own: each map and its heartbeats live in the slot of
- * the map's name (one hash tag), on whichever master owns it, and every change waits for that master's replica.
+ * The bucket map store contract on a Redis Cluster of the tests' own ({@link SharedCluster}, one per JVM): each map
+ * and its heartbeats live in the slot of the map's name (one hash tag), on whichever master owns it, and every change
+ * waits for that master's replica.
  */
+@ExtendWith(SharedCluster.class)
 class RedisClusterBucketMapStoreContractTest extends AbstractBucketMapStoreContractTest {
 
-  @TempDir static Path dir;
   private static PrivateCluster cluster;
   private String prefix;
   private RedisBucketMapStore store;
   private final List<RedisBucketMapStore> stores = new ArrayList<>();
 
   @BeforeAll
-  static void startCluster() {
-    cluster = PrivateCluster.start(dir);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
+  static void sharedCluster(PrivateCluster shared) { // one cluster for every class of this JVM
+    cluster = shared;
   }
 
   @BeforeEach

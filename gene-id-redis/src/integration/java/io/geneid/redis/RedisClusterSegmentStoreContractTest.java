@@ -2,32 +2,26 @@ package io.geneid.redis;
 
 import io.geneid.core.segment.AbstractSegmentStoreContractTest;
 import io.geneid.core.segment.SegmentStore;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The segment contract on a Redis Cluster of the test's own: each tag's counter lives in the slot of its own key, on
- * whichever master owns it, and every claim waits for that master's replica ({@code WAIT}).
+ * The segment contract on a Redis Cluster of the tests' own ({@link SharedCluster}, one per JVM): each tag's counter
+ * lives in the slot of its own key, on whichever master owns it, and every claim waits for that master's replica
+ * ({@code WAIT}).
  */
+@ExtendWith(SharedCluster.class)
 class RedisClusterSegmentStoreContractTest extends AbstractSegmentStoreContractTest {
 
-  @TempDir static Path dir;
   private static PrivateCluster cluster;
   private String prefix;
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = PrivateCluster.start(dir);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
+  static void sharedCluster(PrivateCluster shared) { // one cluster for every class of this JVM
+    cluster = shared;
   }
 
   @BeforeEach

@@ -14,37 +14,31 @@ import io.lettuce.core.resource.ClientResources;
 import io.lettuce.core.resource.DefaultClientResources;
 import io.lettuce.core.resource.MappingSocketAddressResolver;
 import io.lettuce.core.ClientOptions;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /**
- * The worker-id lease contract on a Redis Cluster of the test's own (six nodes, three masters). Each pool lives in
- * the slot of its {@code {space}} hash tag, so {@link #storePort()} is the master that owns the slot of the pool the
- * test prepared last; the outage test cuts that master off behind a proxy that the assigner's client reaches in its
- * place (Lettuce's address mapping), as a cluster client would otherwise go around a proxy to the node itself.
+ * The worker-id lease contract on a Redis Cluster of the tests' own (six nodes, three masters; one per JVM,
+ * {@link SharedCluster}). Each pool lives in the slot of its {@code {space}} hash tag, so {@link #storePort()} is the
+ * master that owns the slot of the pool the test prepared last; the outage test cuts that master off behind a proxy
+ * that the assigner's client reaches in its place (Lettuce's address mapping), as a cluster client would otherwise go
+ * around a proxy to the node itself. The master itself stays up, so the shared cluster is as the next class expects.
  */
+@ExtendWith(SharedCluster.class)
 class RedisClusterWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
 
   private static final String PREFIX = "gid_cluster_lease";
-  @TempDir static Path dir;
   private static PrivateCluster cluster;
   private String lastSpace = "";
 
   @BeforeAll
-  static void startCluster() throws Exception {
-    cluster = PrivateCluster.start(dir);
-  }
-
-  @AfterAll
-  static void stopCluster() {
-    cluster.close();
+  static void sharedCluster(PrivateCluster shared) { // one cluster for every class of this JVM
+    cluster = shared;
   }
 
   private static String meta(String space) {

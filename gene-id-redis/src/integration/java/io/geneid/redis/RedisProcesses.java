@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.AclSetuserArgs;
 import io.lettuce.core.KillArgs;
 import io.lettuce.core.RedisClient;
@@ -196,8 +197,12 @@ final class RedisProcesses implements AutoCloseable {
     }
   }
 
-  /** Polls {@code condition} every 20 ms until it holds, or fails naming {@code what}. */
-  static void await(BooleanSupplier condition, Duration timeout, String what) {
+  /**
+   * Polls {@code condition} every 20 ms until it holds, or fails naming {@code what} after {@code base} times the
+   * tests' time scale ({@link TestTime}).
+   */
+  static void await(BooleanSupplier condition, Duration base, String what) {
+    Duration timeout = TestTime.scaled(base);
     long deadline = System.nanoTime() + timeout.toNanos();
     while (!condition.getAsBoolean()) {
       if (System.nanoTime() > deadline) {

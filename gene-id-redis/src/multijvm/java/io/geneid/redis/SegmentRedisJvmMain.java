@@ -1,6 +1,7 @@
 package io.geneid.redis;
 
 import io.geneid.core.segment.SegmentMultiJvm;
+import io.geneid.core.testing.TestTime;
 import java.util.List;
 
 /**
@@ -13,8 +14,9 @@ public final class SegmentRedisJvmMain {
 
   public static void main(String[] args) throws Exception {
     List<String> store = SegmentMultiJvm.storeArgs(args);
+    // the default 2 s, at the time scale the test JVM passed on: three JVMs starting at once on a busy machine
     try (RedisSegmentStore s = RedisSegmentStore.builder().redisUri(store.get(0)).keyPrefix(store.get(1))
-        .allowWithoutPersistence(true).build()) {
+        .commandTimeout(TestTime.seconds(2)).allowWithoutPersistence(true).build()) {
       SegmentMultiJvm.issue(args, s);
     }
   }

@@ -4,6 +4,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.geneid.core.testing.Await;
+import io.geneid.core.testing.TestTime;
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.net.URI;
@@ -36,7 +38,8 @@ import org.junit.jupiter.api.io.TempDir;
  */
 class ServerMultiProcessTest {
   static final int ROUNDS = Integer.getInteger("gene-id.server.multijvm.rounds", 1);
-  static final Duration TTL = Duration.ofSeconds(2);
+  /** The servers' lease TTL: 2 s at the tests' time scale; the paused server stays stopped past it. */
+  static final Duration TTL = TestTime.seconds(2);
   static final ObjectMapper JSON = new ObjectMapper();
   static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
 
@@ -89,7 +92,11 @@ class ServerMultiProcessTest {
         clients.add(c);
         c.thread.start();
       }
-      Thread.sleep(2_000);
+      // every server answers, and the clients have ids of both kinds before the first fault
+      Await.until(() -> Arrays.stream(servers).allMatch(s -> clients.stream().mapToLong(c -> c.receivedAfter(s, 0))
+          .sum() > 0) && clients.stream().mapToLong(c -> c.ids("snowflake").length).sum() > 1_000
+          && clients.stream().mapToLong(c -> c.ids("segment").length).sum() > 1_000, Duration.ofSeconds(30),
+          "ids from every server before the faults");
       for (int round = 0; round < ROUNDS; round++) {
         // kill -9 and restart
         Server killed = servers[round % 3];
@@ -104,7 +111,10 @@ class ServerMultiProcessTest {
         Thread.sleep(TTL.toMillis() + 1_500);
         signal(paused, "CONT");
         long resumedAt = System.nanoTime();
-        Thread.sleep(3_000);
+        // ids from both the restarted and the resumed server (each had to lease a worker id again)
+        Await.until(() -> clients.stream().mapToLong(c -> c.receivedAfter(killed, restartedAt)).sum() > 0
+            && clients.stream().mapToLong(c -> c.receivedAfter(paused, resumedAt)).sum() > 0, Duration.ofSeconds(30),
+            "ids from the restarted and the resumed server");
         long fromRestarted = clients.stream().mapToLong(c -> c.receivedAfter(killed, restartedAt)).sum();
         long fromResumed = clients.stream().mapToLong(c -> c.receivedAfter(paused, resumedAt)).sum();
         System.out.printf("[server-multijvm %s] round %d: ids from the restarted server %d, from the resumed one %d%n",

@@ -9,6 +9,7 @@ import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.IdIssuers;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.Executors;
@@ -53,7 +54,7 @@ class ZookeeperLeaseFaultTest {
 
   @Test
   void aSuspendedSessionStopsIssuingAtOnceAndTheSameLeaseResumesOnceVerified() throws Exception {
-    Duration ttl = Duration.ofSeconds(6);
+    Duration ttl = TestTime.seconds(6);
     try (TcpProxy proxy = new TcpProxy("127.0.0.1", zk.port());
         ZookeeperWorkerIdAssigner a = assigner(proxy.port(), ttl, "suspended");
         LeasedGeneGenerator g = generator(a);
@@ -79,7 +80,9 @@ class ZookeeperLeaseFaultTest {
 
   @Test
   void anExpiredSessionLosesItsWorkerIdToAnotherHolderAndGetsItBackAboveItsMark() throws Exception {
-    Duration ttl = Duration.ofSeconds(2); // sessions of 1 s drop under a loaded machine's pauses: not what is tested
+    // sessions of 1 s drop under a loaded machine's pauses, and so did B's of 2 s at load 14 (issue #41): not what is
+    // tested, so the TTL follows the tests' time scale
+    Duration ttl = TestTime.seconds(2);
     try (TcpProxy proxy = new TcpProxy("127.0.0.1", zk.port());
         ZookeeperWorkerIdAssigner aa = assigner(proxy.port(), ttl, "expired");
         ZookeeperWorkerIdAssigner ba = assigner(zk.port(), ttl, "steady");
@@ -103,7 +106,7 @@ class ZookeeperLeaseFaultTest {
           taken = ca.acquire(255);
           break;
         } catch (GeneIdException e) { // not free yet, or the store busy a moment
-          assertThat(System.nanoTime() - started).isLessThan(Duration.ofSeconds(15).toNanos());
+          assertThat(System.nanoTime() - started).isLessThan(TestTime.seconds(15).toNanos());
           Thread.sleep(50);
         }
       }
@@ -141,7 +144,7 @@ class ZookeeperLeaseFaultTest {
 
   @Test
   void theServerStoppedAndStartedAgainFencesEveryoneAndAllResume() throws Exception {
-    Duration ttl = Duration.ofSeconds(1);
+    Duration ttl = TestTime.seconds(1);
     try (ZookeeperWorkerIdAssigner aa = assigner(zk.port(), ttl, "A");
         ZookeeperWorkerIdAssigner ba = assigner(zk.port(), ttl, "B");
         LeasedGeneGenerator a = generator(aa);

@@ -4,22 +4,18 @@ import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
 import io.geneid.core.lease.WorkerIdAssigner;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.extension.ExtendWith;
 
+@ExtendWith(SharedZookeeper.class)
 class ZookeeperWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerContractTest {
 
   static final String BASE = "/gene-id-contract";
   private static TestZookeeper zk;
 
   @BeforeAll
-  static void start() {
-    zk = new TestZookeeper();
-  }
-
-  @AfterAll
-  static void stop() {
-    zk.close();
+  static void shared(TestZookeeper shared) { // one per JVM, for every class
+    zk = shared;
   }
 
   @Override

@@ -15,23 +15,19 @@ import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.ExtendWith;
 
 /** {@code worker-assigner: zookeeper} from properties: the checks offline, then a shared generator on a real server. */
+@ExtendWith(SharedZookeeper.class)
 class ZookeeperWorkerIdAssignerProviderTest {
 
   private static TestZookeeper zk;
 
   @BeforeAll
-  static void start() {
-    zk = new TestZookeeper();
-  }
-
-  @AfterAll
-  static void stop() {
-    zk.close();
+  static void shared(TestZookeeper shared) { // one per JVM, for every class
+    zk = shared;
   }
 
   private static Map<String, Object> props(Object... kv) {

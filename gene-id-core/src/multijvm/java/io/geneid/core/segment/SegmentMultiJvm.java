@@ -2,6 +2,7 @@ package io.geneid.core.segment;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import java.io.BufferedWriter;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -74,7 +75,7 @@ public final class SegmentMultiJvm {
   private static List<String> javaCommand(Class<?> main, List<String> storeArgs, Path dir, int index) {
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     List<String> command = new ArrayList<>(List.of(java, "-Xmx128m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-        "-cp", System.getProperty("java.class.path"), main.getName(),
+        TestTime.jvmArgument(), "-cp", System.getProperty("java.class.path"), main.getName(),
         dir.toString(), Integer.toString(index), Integer.toString(JVMS)));
     command.addAll(storeArgs);
     return command;

@@ -8,6 +8,7 @@ import io.geneid.core.snowflake.ClockMovedBackwardsException;
 import io.geneid.core.GeneClock;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.testing.TestTime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -39,7 +40,15 @@ import org.junit.jupiter.api.Test;
  */
 public abstract class AbstractWorkerIdAssignerContractTest {
 
-  protected static final Duration TTL = Duration.ofSeconds(1);
+  /**
+   * The lease TTL of every test here: 1 s times the tests' time scale ({@link TestTime}). The lease rule renews at a
+   * third of the TTL and fences a holder whose renewal has not come back within the TTL, so a renewal thread that a
+   * busy machine keeps off a core for a whole second loses its lease: a test that asserts it keeps one needs the
+   * margin the scale gives. The tests that need a short TTL (the holder cut off, fenced within its TTL) measure
+   * against this one, so they stay as strict, relative to the TTL. Whole seconds: etcd grants leases in whole seconds,
+   * and a store TTL longer than the generator's moves the forgotten holders' floor past the tests' marks.
+   */
+  protected static final Duration TTL = Duration.ofSeconds((long) Math.ceil(TestTime.scale()));
 
   private final List<String> spaces = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();
@@ -112,7 +121,8 @@ public abstract class AbstractWorkerIdAssignerContractTest {
     WorkerLease lease = old.acquire(255);
     // beyond the takeover time + borrowing bound (a grant's previous mark is at least store now + borrowSlack), so
     // the recorded mark is what the next holder gets
-    Instant mark = Instant.ofEpochMilli(System.currentTimeMillis() + TTL.toMillis() + 777);
+    // 1.777 TTLs: the next holder polls every TTL / 10 while it waits, so the margin grows with the TTL
+    Instant mark = Instant.ofEpochMilli(System.currentTimeMillis() + TTL.toMillis() * 1_777 / 1_000);
     old.renew(lease, mark);
 
     WorkerIdAssigner next = track(assigner(space, 0, 0, TTL, TTL.multipliedBy(4), "next", storePort()));

@@ -3,6 +3,8 @@ package io.geneid.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.redis.PrivateRedis;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.AfterAll;
@@ -72,6 +74,29 @@ class StoreFailureReportsTest {
               + " (redis://user:password@host:port/database for an ACL user) when Redis asks for a password."
               + " gene-id.redis.timeout bounds the wait for each command.");
         });
+  }
+
+  /**
+   * #41: a port that takes the connection but never answers (a hung Redis, a proxy to nowhere, another protocol):
+   * Lettuce's handshake times out after gene-id.redis.timeout. The same report as a refused connection, and the
+   * action names the property that bounds the wait.
+   */
+  @Test
+  void redisThatTakesTheConnectionButNeverAnswersTheHandshake() throws Exception {
+    // the kernel completes the connection into the backlog; nothing accepts it or answers
+    try (ServerSocket silent = new ServerSocket(0, 50, InetAddress.getLoopbackAddress())) {
+      int port = silent.getLocalPort();
+      runner.withPropertyValues("gene-id.worker-assigner=redis", "gene-id.redis.uri=redis://127.0.0.1:" + port + "/0")
+          .run(context -> {
+            FailureAnalysis report = report(context);
+            assertThat(report.getDescription()).startsWith("The worker-id lease store (gene-id.redis.uri) cannot be"
+                + " reached:\n  ").contains("127.0.0.1:" + port);
+            assertThat(report.getAction()).isEqualTo("Start Redis there, or set gene-id.redis.uri to the Redis that"
+                + " holds the leases: redis://host:port/database, or redis://:password@host:port/database"
+                + " (redis://user:password@host:port/database for an ACL user) when Redis asks for a password."
+                + " gene-id.redis.timeout bounds the wait for each command.");
+          });
+    }
   }
 
   @Test

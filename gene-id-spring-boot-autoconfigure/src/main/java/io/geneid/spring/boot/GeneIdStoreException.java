@@ -136,7 +136,10 @@ final class GeneIdStoreException extends RuntimeException {
       }
       if (t instanceof java.net.ConnectException || t instanceof UnknownHostException
           || t instanceof NoRouteToHostException || t instanceof SocketTimeoutException
-          || t.getClass().getName().equals("io.lettuce.core.RedisConnectionException") && t.getCause() == null) {
+          || t.getClass().getName().equals("io.lettuce.core.RedisConnectionException") && (t.getCause() == null
+              || t.getCause().getClass().getName().equals("io.lettuce.core.RedisCommandTimeoutException"))) {
+        // a Lettuce connection whose handshake timed out (the port took the connection, nothing answered within
+        // gene-id.redis.timeout) is as unreachable as a refused one
         return Kind.UNREACHABLE;
       }
     }
