@@ -207,6 +207,13 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     String key = key(bizTag);
     int open = key.indexOf('{');
     boolean tagged = open >= 0 && key.indexOf('}', open + 1) > open + 1;
+    if (!tagged && (open >= 0 || key.indexOf('}') >= 0)) {
+      // Redis hashes such a key whole, and no guard key can name it as its hash tag: the guard would land in
+      // another cluster slot than the counter (found by #39's review: 'a}b', '{}x', 'x{')
+      throw new IllegalArgumentException("segment tag '" + bizTag + "' makes the counter key " + key + ", whose braces"
+          + " are not a Redis hash tag ({...} with something inside): its guard could not share the counter's"
+          + " cluster slot. Use a tag without braces, or one hash tag such as {user}");
+    }
     return tagged ? key + ":guard" : key + ":guard{" + key + "}";
   }
 
@@ -216,8 +223,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
     return "the segment counter " + key + " of tag '" + bizTag + "' at " + where + " was lost (" + tombstone
         + "): Redis restarted without its data, was flushed, or the key was deleted, and counting on would hand"
         + " out again values already issued. Every claim of the tag is refused until an operator acts: SET " + key
-        + " <a value above every id of the tag in use (id >> gene bits)>, then DEL " + guardKey(bizTag)
-        + ", then restart the processes that use the tag (they remember the lost generation and keep refusing)";
+        + " <a value above every id of the tag in use (id >> gene bits)> with every process that uses the tag"
+        + " stopped (one still running would find the guard gone and lay the tombstone again), then DEL "
+        + guardKey(bizTag) + ", then start them again";
   }
 
   /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */
