@@ -1,6 +1,9 @@
 package io.geneid.jdbc;
 
 import io.geneid.core.GeneIdException;
+import io.geneid.core.bucket.BucketMap;
+import io.geneid.core.bucket.BucketState;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -10,6 +13,11 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.zip.CRC32C;
 import javax.sql.DataSource;
 import org.slf4j.Logger;
@@ -76,7 +84,7 @@ final class BucketFence {
     String table = t.physical().toLowerCase(Locale.ROOT);
     CRC32C crc = new CRC32C();
     crc.update((map + "\n" + geneBits + "\n" + table + "\n" + t.keyColumn().toLowerCase(Locale.ROOT))
-        .getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        .getBytes(StandardCharsets.UTF_8));
     return "gid_fence_" + (table.length() > 30 ? table.substring(0, 30) : table) + "_"
         + String.format(Locale.ROOT, "%08x", crc.getValue());
   }
@@ -180,14 +188,14 @@ final class BucketFence {
    * its freeze yet). Such a row is left by a mover that fenced and then lost the compare-and-set of its freeze, or
    * died before it.
    */
-  int releaseStale(DataSource ds, int target, io.geneid.core.bucket.BucketMap current) {
+  int releaseStale(DataSource ds, int target, BucketMap current) {
     try (Connection c = ds.getConnection()) {
       int released = 0;
-      for (java.util.Map.Entry<Integer, Long> f : fenced(c).entrySet()) {
+      for (Map.Entry<Integer, Long> f : fenced(c).entrySet()) {
         int b = f.getKey();
-        io.geneid.core.bucket.BucketState state = current.state(b);
+        BucketState state = current.state(b);
         if (current.target(b) == target && f.getValue() <= current.version()
-            && (state == io.geneid.core.bucket.BucketState.NORMAL || state == io.geneid.core.bucket.BucketState.MOVED)) {
+            && (state == BucketState.NORMAL || state == BucketState.MOVED)) {
           try (PreparedStatement ps = c.prepareStatement("DELETE FROM " + TABLE + " WHERE map_name = ? AND bucket = ?"
               + " AND fenced_version = ?")) {
             ps.setString(1, map);
@@ -246,8 +254,8 @@ final class BucketFence {
   }
 
   /** The fenced buckets of the map on the database of {@code c}, with the version that fenced each. */
-  java.util.Map<Integer, Long> fenced(Connection c) throws SQLException {
-    java.util.Map<Integer, Long> fenced = new java.util.TreeMap<>();
+  Map<Integer, Long> fenced(Connection c) throws SQLException {
+    Map<Integer, Long> fenced = new TreeMap<>();
     if (!tableExists(c)) {
       return fenced;
     }
@@ -336,8 +344,8 @@ final class BucketFence {
   }
 
   /** Local locks of H2 databases, which have no named lock: a map's fence is changed by one thread at a time. */
-  private static final java.util.concurrent.ConcurrentHashMap<String, java.util.concurrent.locks.ReentrantLock>
-      H2_LOCKS = new java.util.concurrent.ConcurrentHashMap<>();
+  private static final ConcurrentHashMap<String, ReentrantLock>
+      H2_LOCKS = new ConcurrentHashMap<>();
 
   /**
    * Runs {@code work} holding the map's named lock in the database of {@code c} (MariaDB {@code GET_LOCK}, PostgreSQL
@@ -388,10 +396,10 @@ final class BucketFence {
         }
       }
       case H2 -> {
-        java.util.concurrent.locks.ReentrantLock local = H2_LOCKS.computeIfAbsent(c.getMetaData().getURL() + "|"
-            + lock, k -> new java.util.concurrent.locks.ReentrantLock());
+        ReentrantLock local = H2_LOCKS.computeIfAbsent(c.getMetaData().getURL() + "|"
+            + lock, k -> new ReentrantLock());
         try {
-          if (!local.tryLock(waitSeconds, java.util.concurrent.TimeUnit.SECONDS)) {
+          if (!local.tryLock(waitSeconds, TimeUnit.SECONDS)) {
             throw new GeneIdException("the lock " + lock + " on target " + target + " was not granted within "
                 + waitSeconds + " s: another mover or cleanup of map '" + map + "' holds it");
           }
