@@ -11,6 +11,7 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -105,6 +106,9 @@ final class BucketFence {
 
   private void ensureTriggers(Connection c, Kind kind, int target, List<Fenced> tables) throws SQLException {
     for (Fenced t : tables) {
+      if (!tableExists(c, t.physical())) {
+        continue; // not on this database (autoTables place each table on one): nothing can write it here
+      }
       if (!triggersExist(c, kind, t)) {
         withLockRetries(c, kind, target, "installing the fence on " + t.physical(), () -> create(c, kind, t));
         LOG.info("fence installed on {} of target {} (map '{}', key {})", t.physical(), target, map, t.keyColumn());
@@ -272,7 +276,12 @@ final class BucketFence {
   }
 
   private static boolean tableExists(Connection c) throws SQLException {
-    for (String name : List.of(TABLE, TABLE.toUpperCase(Locale.ROOT))) {
+    return tableExists(c, TABLE);
+  }
+
+  private static boolean tableExists(Connection c, String table) throws SQLException {
+    for (String name : new LinkedHashSet<>(List.of(table, table.toUpperCase(Locale.ROOT),
+        table.toLowerCase(Locale.ROOT)))) {
       try (ResultSet rs = c.getMetaData().getTables(c.getCatalog(), c.getSchema(), name, new String[] {"TABLE"})) {
         if (rs.next()) {
           return true;
