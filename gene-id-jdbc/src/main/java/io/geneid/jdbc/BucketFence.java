@@ -124,6 +124,11 @@ final class BucketFence {
   boolean uninstallIfUnused(DataSource ds, int target, List<Fenced> tables) {
     try (Connection c = ds.getConnection()) {
       Kind kind = Kind.of(c);
+      if (kind == Kind.H2) {
+        // H2 2.3 fails a statement that fires a trigger being dropped beside it (error 90044, a null trigger
+        // callback): on H2 the triggers stay; without fence rows they refuse nothing
+        return false;
+      }
       boolean[] dropped = {false};
       withNamedLock(c, kind, target, () -> {
         if (!fenced(c).isEmpty()) {
