@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.geneid.core.bucket.AbstractBucketMapStoreContractTest;
 import io.geneid.core.bucket.BucketMapStore;
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.util.ArrayList;
@@ -43,7 +44,7 @@ abstract class AbstractJdbcBucketMapStoreContractTest extends AbstractBucketMapS
     config.setUsername(c[1]);
     config.setPassword(c[2]);
     config.setMaximumPoolSize(2);
-    config.setConnectionTimeout(1000);
+    config.setConnectionTimeout(TestTime.millis(1_000));
     HikariDataSource pool = new HikariDataSource(config);
     pools.add(pool);
     return pool;

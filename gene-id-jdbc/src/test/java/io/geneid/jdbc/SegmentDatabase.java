@@ -2,6 +2,7 @@ package io.geneid.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -79,7 +80,7 @@ final class SegmentDatabase implements AutoCloseable {
     return pool(url(), 8);
   }
 
-  /** A pool on {@code url} that gives up on a connection after 1 s, so a store outage shows quickly. */
+  /** A pool on {@code url} that gives up on a connection after 1 s (scaled), so a store outage shows quickly. */
   HikariDataSource pool(String url, int size) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
@@ -87,7 +88,7 @@ final class SegmentDatabase implements AutoCloseable {
     config.setPassword(kind.password);
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
-    config.setConnectionTimeout(1_000);
+    config.setConnectionTimeout(TestTime.millis(1_000));
     config.setValidationTimeout(500);
     config.setInitializationFailTimeout(-1);
     config.setPoolName("segment-" + kind.name().toLowerCase(Locale.ROOT) + "-" + pools.size());
