@@ -173,8 +173,8 @@ public final class PrivateRedis implements AutoCloseable {
 
   /**
    * Copies the data files as they are now ({@code dump.rdb} and the AOF directory, whichever exist) into
-   * {@code target}: the state a later {@link #restartFrom(Path)} goes back to. With AOF, wait a second after the last
-   * write first ({@code everysec}), or the copy may miss it, as a crash would.
+   * {@code target}: the state a later {@link #restartFrom(Path)} goes back to. With AOF, call
+   * {@link #awaitAofWritten()} first, or the copy may miss the last writes, as a crash would.
    */
   public Path copyFiles(Path target) {
     try {
