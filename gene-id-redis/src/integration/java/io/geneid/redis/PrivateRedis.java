@@ -147,9 +147,34 @@ public final class PrivateRedis implements AutoCloseable {
   }
 
   /**
+   * Waits until the server has written every command it acknowledged to its append-only file ({@code aof_buffer_length}
+   * 0 in {@code INFO persistence}, no rewrite under way), so that a {@link #copyFiles(Path)} holds them: a copy reads
+   * the file as the operating system has it, written or fsynced. At most 10 s.
+   */
+  public void awaitAofWritten() {
+    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    for (;;) {
+      String info = redis().info("persistence");
+      if (info.contains("aof_enabled:1") && info.contains("aof_buffer_length:0")
+          && info.contains("aof_rewrite_in_progress:0") && info.contains("aof_rewrite_scheduled:0")) {
+        return;
+      }
+      if (System.nanoTime() - deadline > 0) {
+        throw new IllegalStateException("the AOF of " + this + " was not written within 10 s: " + info);
+      }
+      try {
+        Thread.sleep(10);
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+  }
+
+  /**
    * Copies the data files as they are now ({@code dump.rdb} and the AOF directory, whichever exist) into
-   * {@code target}: the state a later {@link #restartFrom(Path)} goes back to. With AOF, wait a second after the last
-   * write first ({@code everysec}), or the copy may miss it, as a crash would.
+   * {@code target}: the state a later {@link #restartFrom(Path)} goes back to. With AOF, call
+   * {@link #awaitAofWritten()} first, or the copy may miss the last writes, as a crash would.
    */
   public Path copyFiles(Path target) {
     try {

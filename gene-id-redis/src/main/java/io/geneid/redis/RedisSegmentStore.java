@@ -68,6 +68,14 @@ import org.slf4j.LoggerFactory;
  * risk is accepted. RDB snapshots alone are accepted with a warning (a crash goes back to the last snapshot); a
  * server whose persistence cannot be read is accepted with a warning.
  *
+ * <p><b>Lost counters (issue #39).</b> Each counter has a guard key in its slot ({@link #guardKey(String)}) holding a
+ * random generation drawn when the counter was created. A store passes the generation it claimed under and the end
+ * of the last range it was handed for the tag; the claim script turns the guard into a tombstone, which refuses every
+ * claim of the tag until an operator acts, when the guard is gone or another (the counter was lost), the guard has no
+ * counter, or the counter is below that end (it went back with its guard: an older copy, an AOF losing its last
+ * second). A store that was never handed a range above a counter that went back cannot see it: it is handed those
+ * ranges again until a store that was claims ({@code docs/segments.md}).
+ *
  * <p><b>Failing fast.</b> A store built from a URI owns its Lettuce client, configured to reject commands at once
  * while disconnected ({@code DisconnectedBehavior.REJECT_COMMANDS}), with short connect and command timeouts
  * ({@link Builder#commandTimeout(Duration)}) and reconnect attempts at most 500 ms apart. {@link Builder#build()} connects, and
@@ -105,6 +113,11 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   private final RedisConnections.ReplicaWait replicas;
   /** Per tag, the generation of its counter this store claimed under ({@link #guardKey(String)}). */
   private final Map<String, String> generations = new ConcurrentHashMap<>();
+  /**
+   * Per tag, the end of the last range this store handed out (its claim acknowledged by every replica that counts):
+   * a counter found below it went back with its guard (an older copy), and the claim script refuses it.
+   */
+  private final Map<String, Long> handedEnds = new ConcurrentHashMap<>();
   /** The server of the last claim, to log a failover or restart once. */
   private final AtomicReference<String> lastServer = new AtomicReference<>("");
 
@@ -143,7 +156,8 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       // the claim and its WAIT run on the one server that owns the key (in a cluster: the master of its slot)
       RedisClusterCommands<String, String> server = link.serverOf(key);
       String known = generations.getOrDefault(bizTag, "");
-      List<Object> reply = claim(server, key, guardKey(bizTag), step, known);
+      Long handed = handedEnds.get(bizTag);
+      List<Object> reply = claim(server, key, guardKey(bizTag), step, known, handed == null ? "" : handed.toString());
       if ("lost".equals(reply.get(0))) {
         throw new GeneIdException(lost(bizTag, String.valueOf(reply.get(1))));
       }
@@ -166,6 +180,9 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       replicas.await(link, server, key, identity, connected, "the Redis segment store at " + where + " could not hand out "
           + step + " values of tag '" + bizTag + "' (INCRBY " + key + "), the range is dropped (a gap, never "
           + "reused)");
+      if (end - step + 1 >= 1) {
+        handedEnds.merge(bizTag, end, Math::max); // handed out below: every replica that counts has it
+      }
     } catch (RedisException e) {
       // an error inside the claim script names the script's sha and line: the command's own error is what matters
       String why = String.valueOf(e.getMessage()).replaceFirst(" script: [0-9a-f]+, on @user_script:\\d+\\.?$", "");
@@ -180,10 +197,10 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   }
 
   private static List<Object> claim(RedisClusterCommands<String, String> server, String key, String guard, long step,
-      String known) {
+      String known, String handedEnd) {
     String[] keys = {key, guard};
     String fresh = Long.toHexString(SECURE.nextLong()) + Long.toHexString(SECURE.nextLong());
-    String[] args = {Long.toString(step), known, fresh};
+    String[] args = {Long.toString(step), known, fresh, handedEnd};
     Object reply;
     try {
       reply = server.evalsha(CLAIM.sha, ScriptOutputType.MULTI, keys, args);
@@ -221,8 +238,8 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   private String lost(String bizTag, String tombstone) {
     String key = key(bizTag);
     return "the segment counter " + key + " of tag '" + bizTag + "' at " + where + " was lost (" + tombstone
-        + "): Redis restarted without its data, was flushed, or the key was deleted, and counting on would hand"
-        + " out again values already issued. Every claim of the tag is refused until an operator acts: SET " + key
+        + "): Redis restarted without its data or from an older copy, was flushed, or the key was deleted, and"
+        + " counting on would hand out again values already issued. Every claim of the tag is refused until an operator acts: SET " + key
         + " <a value above every id of the tag in use (id >> gene bits)> with every process that uses the tag"
         + " stopped (one still running would find the guard gone and lay the tombstone again), then DEL "
         + guardKey(bizTag) + ", then start them again";

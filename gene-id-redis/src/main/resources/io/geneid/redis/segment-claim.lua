@@ -6,6 +6,11 @@
 -- out, which no restart without data can hide, since the generation was drawn at random by a claim before; a guard
 -- without its counter (the counter deleted alone) is a loss too, whoever claims. The guard
 -- then becomes a tombstone ('lost:...') that refuses every store's claims until an operator acts.
+-- A store also passes the end of the last range it was handed for the tag (ARGV[4], '' if none): a counter below it
+-- went back with its guard intact (an older copy restored, AOF everysec losing its last second, a failover to a
+-- replica that missed claims) and would hand that store's ranges out again; that is a loss too, with the same
+-- tombstone. Only the stores that were handed ranges above the restored counter can see it: a store that never was
+-- (a process started after the rollback, one whose last range is below it) claims on, until one that was claims.
 -- Reply: {'evicting', policy} without claiming when the server runs a maxmemory-policy that may evict the counter
 --         (allkeys-*: switched at run time, the store refused it at build);
 --        {'lost', guard} without claiming when the counter was lost (see above);
@@ -18,6 +23,21 @@ if policy == 'unknown' or string.sub(policy, 1, 8) == 'allkeys-' then return {'e
 local guard = redis.call('GET', KEYS[2])
 if guard and string.sub(guard, 1, 5) == 'lost:' then return {'lost', guard} end
 local counter = redis.call('GET', KEYS[1])
+-- a < b for decimal integer strings, compared as strings (a Lua number would lose 63-bit precision)
+local function below(a, b)
+  if string.sub(a, 1, 1) == '-' then return true end
+  a = string.gsub(a, '^0+', '')
+  b = string.gsub(b, '^0+', '')
+  if #a ~= #b then return #a < #b end
+  return a < b
+end
+if counter and guard and guard == ARGV[2] and ARGV[4] ~= '' and below(counter, ARGV[4]) then
+  local tomb = 'lost: a store that was handed values up to ' .. ARGV[4] .. ' under generation ' .. guard
+    .. ' found the counter back at ' .. counter
+    .. ' (an older copy restored, the last second of an AOF lost, a failover to a replica that missed claims)'
+  redis.call('SET', KEYS[2], tomb)
+  return {'lost', tomb}
+end
 if (ARGV[2] ~= '' and guard ~= ARGV[2]) or (guard and not counter) then
   local found = guard and ('generation ' .. guard) or 'no generation'
   local tomb = 'lost: a store that claimed under ' .. (ARGV[2] ~= '' and ('generation ' .. ARGV[2]) or 'no generation yet')

@@ -96,7 +96,10 @@ public final class LeaseLoop {
   }
 
   /**
-   * Runs {@code step} until it grants a worker id of the pool cut to {@code layoutMaxWorkerId}.
+   * Runs {@code step} until it grants a worker id of the pool cut to {@code layoutMaxWorkerId}. The lease returned
+   * carries the send time of the attempt that granted it ({@link WorkerLease#grantSentNanos()}, on this loop's
+   * {@code nanoTime}, {@link System#nanoTime()} outside tests), so that its holder counts the TTL from the grant
+   * rather than from its first try.
    *
    * @throws WorkerIdExhaustedException when no worker id became free within the acquire timeout (extended to cover
    *     worker ids of unknown history that a step says become free later)
@@ -115,7 +118,9 @@ public final class LeaseLoop {
       Attempt a = step.attempt(range[0], range[1], slack);
       WorkerLease lease = a.lease();
       if (lease != null) {
-        return lease;
+        // the TTL of this grant runs from this attempt's send, not from the first try: the loop may have waited up
+        // to the acquire timeout for a free worker id before it (a step's reads come before its grant: earlier, safe)
+        return lease.grantSentAt(sent);
       }
       if (a.raced() && ++races < RACES) {
         continue;

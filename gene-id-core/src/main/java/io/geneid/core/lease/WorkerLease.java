@@ -20,9 +20,16 @@ import java.util.Objects;
  * @param highWaterMark the highest id timestamp the store has recorded for this holder: it must not issue above it
  * @param expiresAt when the store lets another holder take the worker id, in the store's time;
  *     {@link Instant#MAX} for a lease that never expires (static assignment)
+ * @param grantSentNanos when the store call that granted this lease was sent, on this JVM's {@link System#nanoTime()}:
+ *     the lease's TTL runs from there at the earliest, however long the assigner waited for a free worker id before
+ *     it (see {@link LeaseLoop}); {@link #GRANT_SENT_UNKNOWN} if the assigner does not say, and then its holder
+ *     counts the TTL from before it asked the assigner
  */
 public record WorkerLease(String space, long workerId, long token, String owner, Instant previousHighWaterMark,
-    Instant highWaterMark, Instant expiresAt) {
+    Instant highWaterMark, Instant expiresAt, long grantSentNanos) {
+
+  /** {@link #grantSentNanos()} of a lease whose assigner does not say when the granting call was sent. */
+  public static final long GRANT_SENT_UNKNOWN = Long.MIN_VALUE;
 
   /** Checks that no component is null and the worker id is not negative. */
   public WorkerLease {
@@ -36,8 +43,24 @@ public record WorkerLease(String space, long workerId, long token, String owner,
     }
   }
 
-  /** This lease with the store's answer to a renewal. */
+  /** A lease whose assigner does not say when the granting call was sent ({@link #GRANT_SENT_UNKNOWN}). */
+  public WorkerLease(String space, long workerId, long token, String owner, Instant previousHighWaterMark,
+      Instant highWaterMark, Instant expiresAt) {
+    this(space, workerId, token, owner, previousHighWaterMark, highWaterMark, expiresAt, GRANT_SENT_UNKNOWN);
+  }
+
+  /** This lease with the store's answer to a renewal (the grant's send time stays). */
   public WorkerLease renewed(Instant recordedHighWaterMark, Instant newExpiry) {
-    return new WorkerLease(space, workerId, token, owner, previousHighWaterMark, recordedHighWaterMark, newExpiry);
+    return new WorkerLease(space, workerId, token, owner, previousHighWaterMark, recordedHighWaterMark, newExpiry,
+        grantSentNanos);
+  }
+
+  /**
+   * This lease, granted by a store call sent at {@code sentNanos} ({@link System#nanoTime()}): what an assigner that
+   * waited for a free worker id before the grant returns, so that its holder counts the TTL from the grant, not from
+   * when it asked.
+   */
+  public WorkerLease grantSentAt(long sentNanos) {
+    return new WorkerLease(space, workerId, token, owner, previousHighWaterMark, highWaterMark, expiresAt, sentNanos);
   }
 }

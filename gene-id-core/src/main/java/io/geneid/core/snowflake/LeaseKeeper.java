@@ -477,7 +477,7 @@ final class LeaseKeeper implements Runnable {
     Duration slack = Duration.ofMillis(g.maxBorrowMillis);
     for (int attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       WorkerLease lease;
-      long askedNanos = g.nanos.getAsLong(); // the grant happened after this: its TTL ran from here at the earliest
+      long askedNanos = g.nanos.getAsLong();
       try {
         lease = call("acquire at " + assigner, () -> assigner.acquire(g.layout.maxWorkerId(), slack));
       } catch (WorkerIdExhaustedException e) {
@@ -486,6 +486,7 @@ final class LeaseKeeper implements Runnable {
         }
         break; // the only free ids are unusable: say why below
       }
+      long grantedNanos = grantSent(lease, askedNanos, g.nanos.getAsLong());
       WorkerIdClaims.Claim claim;
       try {
         claim = WorkerIdClaims.claim(g.layout.epoch(), lease.workerId(), claimant);
@@ -533,12 +534,12 @@ final class LeaseKeeper implements Runnable {
       long sent = g.nanos.getAsLong();
       long sentWall = System.currentTimeMillis();
       long mark = Math.max(g.clock.currentTimeMillis() + g.ttl.toMillis() + g.maxBorrowMillis + 1, previous);
-      if (lapsedBeforeRenewal(lease, askedNanos, sent)) {
+      if (lapsedBeforeRenewal(lease, grantedNanos, sent)) {
         // Paused between the grant and its first renewal past the TTL (a GC pause, a slow reply): a store that
         // cannot vouch for its history may have granted the worker id to another process meanwhile and then come
         // back from a copy that still holds this grant, so "renewed" would not mean "nobody else has it". The same
         // rule as a lapsed lease in renew(): a new grant, with its wait.
-        lapsed = lapsed(lease, askedNanos, sent);
+        lapsed = lapsed(lease, grantedNanos, sent);
         claim.close();
         releaseQuietly(lease, lease.previousHighWaterMark());
         continue;
@@ -598,6 +599,19 @@ final class LeaseKeeper implements Runnable {
         + "' are more than " + tolerable + " ms ahead of this generator's clock ("
         + Instant.ofEpochMilli(g.clock.currentTimeMillis()) + "): this clock is behind the clocks of their previous "
         + "holders; fix the clock (NTP) or allow a longer wait with ClockBackwardsPolicy");
+  }
+
+  /**
+   * When the TTL of {@code lease} began at the earliest, on this generator's nano clock: the send of the store call
+   * that granted it, as its assigner tells ({@link WorkerLease#grantSentNanos()}; a store-backed assigner waits for a
+   * free worker id, up to its acquire timeout, before that call), or when this generator asked ({@code askedNanos}) if
+   * the assigner does not tell or tells a time outside the call to {@code acquire} (a clock this one cannot relate to).
+   * Never later than the grant's send, so a pause between the grant and its first renewal is still measured in full.
+   */
+  static long grantSent(WorkerLease lease, long askedNanos, long answeredNanos) {
+    long sent = lease.grantSentNanos();
+    boolean inCall = sent != WorkerLease.GRANT_SENT_UNKNOWN && sent - askedNanos >= 0 && answeredNanos - sent >= 0;
+    return inCall ? sent : askedNanos;
   }
 
   /**

@@ -31,7 +31,10 @@ import org.jspecify.annotations.Nullable;
  * can forget, roll back to an older snapshot (and say so, or not: a silent rollback), drop one worker id's record
  * and lose replies. A process can also stop right after a grant, before its first renewal, while the next steps of
  * the sequence run ({@code stallAfterGrant}: the rule that a lease that lapsed and is renewed is a new grant holds for
- * the first renewal too, issue #39). Random action
+ * the first renewal too, issue #39), or wait inside its acquisition before the grant, as an assigner waiting for a
+ * free worker id does ({@code stallBeforeGrant}). The rule's clock: a lease's TTL runs from the send of the store call
+ * that granted it (the assigner tells, {@code WorkerLease.grantSentNanos}), so the first renewal is due within the
+ * deadline of that send, however long the acquisition waited before it. Random action
  * sequences move time, run keeper steps, issue ids, pause and resume processes, step their clocks and break the
  * store; after every action no two processes may have issued an id with the same (worker id, millisecond).
  *
@@ -97,6 +100,9 @@ class LeaseProtocolModelTest {
       kinds.add(Tuple.of(silentRollbacks, p.map(i -> List.of(new Step("silentRollback", 0, 0),
           new Step("tick", i, 0)))));
     }
+    // a process waits inside its acquisition (a busy pool) for longer than the TTL before its grant
+    kinds.add(Tuple.of(1, p.flatMap(i -> Arbitraries.integers().between(1, PROCESSES - 1)
+        .map(d -> waitBeforeGrant(i, (i + d) % PROCESSES)))));
     Arbitrary<List<Step>> fragment = Arbitraries.frequencyOf(kinds.toArray(new Tuple.Tuple2[0]));
     return fragment.list().ofMinSize(10).ofMaxSize(50)
         .map(fragments -> fragments.stream().flatMap(List::stream).toList());
@@ -115,6 +121,21 @@ class LeaseProtocolModelTest {
     all.addAll(nested);
     all.addAll(List.of(new Step("issue", i, 3), new Step("issue", j, 3), new Step("advance", 0, 6),
         new Step("issue", i, 3), new Step("issue", j, 3), new Step("advance", 0, 6), new Step("issue", i, 3)));
+    return all;
+  }
+
+  /**
+   * Process {@code i} (re)starts and waits inside its acquisition, before the grant, for longer than the TTL; while
+   * it waits {@code j} ticks, issues and restarts (its worker id becomes free); then both issue.
+   */
+  static List<Step> waitBeforeGrant(int i, int j) {
+    List<Step> nested = List.of(new Step("advance", 0, TTL.toMillis() / 2), new Step("tick", j, 0),
+        new Step("issue", j, 2), new Step("advance", 0, TTL.toMillis() / 2 + 100), new Step("restart", j, 0));
+    List<Step> all = new ArrayList<>(List.of(new Step("resume", i, 0), new Step("restart", i, 0),
+        new Step("stallBeforeGrant", i, nested.size()), new Step("tick", i, 0)));
+    all.addAll(nested);
+    all.addAll(List.of(new Step("issue", i, 3), new Step("tick", j, 0), new Step("issue", j, 3),
+        new Step("advance", 0, 6), new Step("issue", i, 3)));
     return all;
   }
 
@@ -174,6 +195,39 @@ class LeaseProtocolModelTest {
     assertThat(clash).isNull();
   }
 
+  /**
+   * Issue #39 review (w39r), liveness: process 0 asks for a worker id while processes 2 and 1 hold both, and waits
+   * inside its acquisition for more than the TTL until process 1 stops; its grant is renewed at once and kept. Before
+   * the TTL was counted from the grant's send, process 0 took its own wait for a pause after the grant, gave the
+   * worker id back and leased again.
+   */
+  @Example
+  void aWaitBeforeTheGrantLongerThanTheTtlCostsNoSecondGrant() {
+    List<Step> nested = List.of(new Step("advance", 0, 300), new Step("tick", 2, 0), new Step("advance", 0, 300),
+        new Step("tick", 2, 0), new Step("advance", 0, 300), new Step("tick", 2, 0), new Step("advance", 0, 300),
+        new Step("tick", 2, 0), new Step("restart", 1, 0));
+    List<Step> steps = new ArrayList<>(List.of(new Step("tick", 2, 0), new Step("tick", 1, 0),
+        new Step("stallBeforeGrant", 0, nested.size()), new Step("tick", 0, 0)));
+    steps.addAll(nested);
+    steps.addAll(List.of(new Step("issue", 0, 3), new Step("tick", 2, 0), new Step("issue", 2, 3),
+        new Step("advance", 0, 6), new Step("issue", 0, 3)));
+    World w = new World(false, 1, steps);
+    try {
+      String clash = w.runAll();
+      List<String> ofP0 = w.store.calls.stream().filter(c -> c.startsWith("p0 ")).toList();
+      System.out.println("[model] a wait longer than the TTL before the grant: " + (clash == null ? "no clash"
+          : clash) + "; process 0's first calls " + ofP0.subList(0, Math.min(4, ofP0.size())));
+      assertThat(clash).isNull();
+      assertThat(w.generators[0]).as("process 0 holds a lease").isNotNull();
+      assertThat(ofP0).as("process 0's store calls").startsWith("p0 ACQUIRE -1")
+          .filteredOn(c -> c.startsWith("p0 ACQUIRE") || c.startsWith("p0 RELEASE")).hasSize(1);
+      assertThat(ofP0.get(1)).as("process 0's second store call").startsWith("p0 RENEW");
+      assertThat(w.ids).as("ids issued").isNotEmpty();
+    } finally {
+      w.closeAll();
+    }
+  }
+
   /** Runs {@code steps}; the first clash (with the steps so far), or null. */
   private static @Nullable String run(List<Step> steps, boolean storeVouches) {
     // with silent rollbacks, three processes share two worker ids, so a worker id a lapsed holder had is taken by
@@ -181,13 +235,7 @@ class LeaseProtocolModelTest {
     boolean silent = steps.stream().anyMatch(st -> st.kind().equals("silentRollback"));
     World w = new World(storeVouches, silent ? 1 : 2, steps);
     try {
-      while (w.next < steps.size()) {
-        w.apply(steps.get(w.next++));
-        if (w.clash != null) {
-          return w.clash + " after " + steps.subList(0, w.next);
-        }
-      }
-      return null;
+      return w.runAll();
     } finally {
       w.closeAll();
     }
@@ -195,6 +243,18 @@ class LeaseProtocolModelTest {
 
   /** The processes, their clocks and the store. */
   private static final class World {
+    /** Runs the steps; the first clash (with the steps so far), or null. */
+    @Nullable String runAll() {
+      while (next < steps.size()) {
+        apply(steps.get(next++));
+        if (clash != null) {
+          return clash + " after " + steps.subList(0, next);
+        }
+      }
+      return null;
+    }
+
+
     final AtomicLong nanos = new AtomicLong(1_000_000_000L);
     final long wallBase = System.currentTimeMillis();
     /**
@@ -290,23 +350,30 @@ class LeaseProtocolModelTest {
         case "silentRollback" -> store.rollBackSilently(snapshot);
         case "drop" -> store.drop(s.amount());
         case "loseReplies" -> store.repliesToLose.set((int) s.amount());
-        case "stallAfterGrant" -> store.afterGrant.put("p" + i, () -> {
-          // process i stands still inside its acquisition: the next steps run meanwhile (its own, and those of any
-          // other process stalled the same way, are skipped)
-          stalled[i] = true;
-          try {
-            for (long n = 0; n < s.amount() && next < steps.size() && clash == null; n++) {
-              Step inner = steps.get(next++);
-              if (!stalled[inner.process()] || !List.of("tick", "issue", "restart").contains(inner.kind())) {
-                apply(inner);
-              }
-            }
-          } finally {
-            stalled[i] = false;
-          }
-        });
+        case "stallAfterGrant" -> store.afterGrant.put("p" + i, stall(i, s.amount()));
+        case "stallBeforeGrant" -> store.beforeGrant.put("p" + i, stall(i, s.amount()));
         default -> throw new IllegalArgumentException(s.kind());
       }
+    }
+
+    /**
+     * Process i stands still inside its acquisition: the next {@code count} steps run meanwhile (its own, and those
+     * of any other process stalled the same way, are skipped).
+     */
+    Runnable stall(int i, long count) {
+      return () -> {
+        stalled[i] = true;
+        try {
+          for (long n = 0; n < count && next < steps.size() && clash == null; n++) {
+            Step inner = steps.get(next++);
+            if (!stalled[inner.process()] || !List.of("tick", "issue", "restart").contains(inner.kind())) {
+              apply(inner);
+            }
+          }
+        } finally {
+          stalled[i] = false;
+        }
+      };
     }
 
     void issue(int i) {

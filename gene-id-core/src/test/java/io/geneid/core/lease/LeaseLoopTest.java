@@ -57,6 +57,27 @@ class LeaseLoopTest {
   }
 
   @Test
+  void aGrantAfterWaitingCarriesTheSendOfTheTryThatGrantedIt() {
+    // issue #39 review: the holder counts the TTL from this send, not from its first try (a full TTL earlier here)
+    AtomicInteger tries = new AtomicInteger();
+    AtomicLong grantingSend = new AtomicLong();
+    WorkerLease l = loop(Duration.ofSeconds(2)).acquire(255, Duration.ZERO, (lo, hi, slack) -> {
+      if (nanos.get() < TimeUnit.SECONDS.toNanos(1)) {
+        tries.incrementAndGet();
+        return LeaseLoop.Attempt.busy(List::of, false);
+      }
+      grantingSend.set(nanos.get());
+      nanos.addAndGet(TimeUnit.MILLISECONDS.toNanos(3)); // the granting call itself takes time: still its send
+      return LeaseLoop.Attempt.granted(lease(4));
+    });
+    assertThat(tries.get()).isGreaterThan(1);
+    assertThat(grantingSend.get()).isGreaterThanOrEqualTo(TimeUnit.SECONDS.toNanos(1));
+    assertThat(l.grantSentNanos()).isEqualTo(grantingSend.get());
+    assertThat(lease(4).grantSentNanos()).as("a lease built without it").isEqualTo(WorkerLease.GRANT_SENT_UNKNOWN);
+    assertThat(l.renewed(Instant.EPOCH, Instant.EPOCH).grantSentNanos()).isEqualTo(grantingSend.get());
+  }
+
+  @Test
   void aBusyPoolIsWaitedForUntilTheTimeoutThenNamedWithItsHoldersById() {
     AtomicInteger tries = new AtomicInteger();
     assertThatThrownBy(() -> loop(Duration.ofMillis(450)).acquire(255, Duration.ZERO, (lo, hi, slack) -> {

@@ -68,6 +68,14 @@ final class ModelLeaseStore {
    * a holder that stops right after its grant (a GC pause, a slow reply), while the rest of the world moves on.
    */
   final Map<String, Runnable> afterGrant = new ConcurrentHashMap<>();
+  /**
+   * Run once, on the acquirer's thread, inside an acquisition of the owner it is keyed by and before the try that
+   * grants: an assigner that waits for a free worker id (as {@code LeaseLoop} does, up to its acquire timeout) while
+   * the rest of the world moves on. The grant's send time is taken after it.
+   */
+  final Map<String, Runnable> beforeGrant = new ConcurrentHashMap<>();
+  /** How an acquisition waits between tries while every worker id is held: real time unless a test moves its own. */
+  volatile java.util.function.LongConsumer pauseWhileBusy = ModelLeaseStore::sleepNanos;
 
   ModelLeaseStore(String space, long minWorkerId, long maxWorkerId, Duration ttl, GeneClock storeClock) {
     this(space, minWorkerId, maxWorkerId, ttl, storeClock, System::nanoTime);
@@ -191,6 +199,15 @@ final class ModelLeaseStore {
     records.putAll((Map<Long, Rec>) snapshot);
   }
 
+  private static void sleepNanos(long nanos) {
+    try {
+      TimeUnit.NANOSECONDS.sleep(nanos);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new GeneIdException("interrupted while waiting for a free worker id");
+    }
+  }
+
   private void maybeLoseReply(Op op) {
     if (repliesToLose.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
       throw new GeneIdException("the model store's reply to " + op + " was lost");
@@ -245,7 +262,12 @@ final class ModelLeaseStore {
       enter(Op.ACQUIRE, -1);
       try {
         long end = nanos.getAsLong() + acquireTimeout.toNanos();
+        Runnable wait = beforeGrant.remove(owner);
+        if (wait != null) {
+          wait.run();
+        }
         for (;;) {
+          long sent = nanos.getAsLong(); // as LeaseLoop: the send of the try that grants is the grant's
           WorkerLease lease = tryAcquire(layoutMaxWorkerId, borrowSlack);
           if (lease != null) {
             maxHeld.accumulateAndGet(heldBy(owner).size(), Math::max);
@@ -254,19 +276,14 @@ final class ModelLeaseStore {
             if (pause != null) {
               pause.run();
             }
-            return lease;
+            return lease.grantSentAt(sent);
           }
           long left = end - nanos.getAsLong();
           if (left <= 0) {
             throw new WorkerIdExhaustedException(space, minWorkerId, Math.min(maxWorkerId, layoutMaxWorkerId),
                 holders(), "");
           }
-          try {
-            TimeUnit.NANOSECONDS.sleep(Math.min(left, TimeUnit.MILLISECONDS.toNanos(5)));
-          } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new GeneIdException("interrupted while waiting for a free worker id");
-          }
+          pauseWhileBusy.accept(Math.min(left, TimeUnit.MILLISECONDS.toNanos(5)));
         }
       } finally {
         inFlight.decrementAndGet();
