@@ -50,8 +50,7 @@ public final class GeneIdServer implements AutoCloseable {
   private final ServerConfig config;
   private final ServerMetrics metrics = new ServerMetrics();
   private final IdService ids;
-  private final AtomicInteger inFlight = new AtomicInteger();
-  private final ClientGuard guard;
+  private final Requests requests;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ThreadPoolExecutor blocking;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -67,11 +66,10 @@ public final class GeneIdServer implements AutoCloseable {
 
   private GeneIdServer(ServerConfig config, Consumer<Throwable> onLeaseFailure) {
     this.config = config;
-    this.ids = new IdService(config, metrics);
-    this.guard = new ClientGuard(config); // one rate-limit bucket per client over both protocols
-    this.accessLog = config.accessLog ? new AccessLog() : null;
     String v = GeneIdServer.class.getPackage().getImplementationVersion();
     this.version = v == null ? "dev" : v;
+    this.ids = new IdService(config, metrics, version);
+    this.accessLog = config.accessLog ? new AccessLog() : null;
     int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 4);
     this.blocking = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(10_000),
         r -> {
@@ -80,6 +78,8 @@ public final class GeneIdServer implements AutoCloseable {
           return t;
         });
     this.blocking.allowCoreThreadTimeOut(true);
+    // one rate-limit bucket per client over both protocols
+    this.requests = new Requests(ids, new ClientGuard(config), metrics, blocking, accessLog, config.maxRequestBytes);
     this.leaser = new Thread(() -> lease(onLeaseFailure), "gene-id-server-lease");
     this.leaser.setDaemon(true);
   }
@@ -158,8 +158,6 @@ public final class GeneIdServer implements AutoCloseable {
       boolean epoll = Epoll.isAvailable();
       boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
       workers = epoll ? new EpollEventLoopGroup(config.ioThreads) : new NioEventLoopGroup(config.ioThreads);
-      HttpApi.Shared shared = new HttpApi.Shared(ids, guard, metrics, blocking, accessLog,
-          inFlight, version, config.maxRequestBytes);
       int maxBytes = config.maxRequestBytes;
       ConnectionGuard.Limits limits = new ConnectionGuard.Limits(config.maxConnections,
           config.idleTimeout.toNanos(), config.readTimeout.toNanos(), connectionCount);
@@ -174,7 +172,7 @@ public final class GeneIdServer implements AutoCloseable {
               ConnectionGuard guard = new ConnectionGuard(limits);
               // line and headers may each take all of max-request-bytes; HttpApi checks their sum
               ch.pipeline().addLast(guard).addLast(new HttpServerCodec(maxBytes, maxBytes, 8192))
-                  .addLast(new HttpApi(shared, guard));
+                  .addLast(new HttpApi(requests, ids, guard, maxBytes));
             }
           });
       try {
@@ -192,7 +190,7 @@ public final class GeneIdServer implements AutoCloseable {
       health.setStatus("", ServingStatus.NOT_SERVING);
       ServerBuilder<?> b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
           .maxInboundMessageSize(config.maxRequestBytes)
-          // the transport's own bound; GrpcApi.guard refuses metadata above max-request-bytes as RESOURCE_EXHAUSTED
+          // the transport's own bound; Requests refuses metadata above max-request-bytes as RESOURCE_EXHAUSTED
           .maxInboundMetadataSize(Math.max(64 * 1024, 2 * config.maxRequestBytes))
           .maxConnectionIdle(config.idleTimeout.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionAge(config.grpcMaxConnectionAge.toNanos(), TimeUnit.NANOSECONDS)
@@ -203,10 +201,8 @@ public final class GeneIdServer implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           // calls run on the event loop; what may wait or take long (segments, big batches) hands off to `blocking`
           .directExecutor()
-          .addService(GrpcApi.parseErrorsAsInvalidArgument(
-              new GrpcApi(ids, metrics, accessLog, version, blocking).bindService()))
-          .addService(health.getHealthService())
-          .intercept(GrpcApi.guard(guard, config.maxRequestBytes));
+          .addService(new GrpcApi(requests, ids).service())
+          .addService(health.getHealthService());
       try {
         grpc = b.build().start();
       } catch (IOException e) {
@@ -240,7 +236,7 @@ public final class GeneIdServer implements AutoCloseable {
 
   /** Requests received and not answered yet, over both protocols. */
   int inFlight() {
-    return inFlight.get();
+    return requests.inFlight();
   }
 
   /** Waits until {@link #isReady()}, at most {@code timeout}. */
@@ -289,7 +285,7 @@ public final class GeneIdServer implements AutoCloseable {
       s.shutdown();
     }
     long deadline = System.nanoTime() + config.drainTimeout.toNanos();
-    while (inFlight.get() > 0 && System.nanoTime() - deadline < 0) {
+    while (requests.inFlight() > 0 && System.nanoTime() - deadline < 0) {
       try {
         Thread.sleep(5);
       } catch (InterruptedException e) {
