@@ -5,7 +5,6 @@ import io.geneid.core.snowflake.LeasedGenerators;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.grpc.Server;
-import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -14,6 +13,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -154,10 +154,17 @@ public final class GeneIdServer implements AutoCloseable {
   }
 
   private void listen() {
+    if (config.httpPort < 0 && config.grpcPort < 0) {
+      return;
+    }
+    // one set of event loops for both protocols
+    boolean epoll = Epoll.isAvailable();
+    EventLoopGroup boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+    EventLoopGroup workers = epoll ? new EpollEventLoopGroup(config.ioThreads)
+        : new NioEventLoopGroup(config.ioThreads);
+    this.boss = boss;
+    this.workers = workers;
     if (config.httpPort >= 0) {
-      boolean epoll = Epoll.isAvailable();
-      boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-      workers = epoll ? new EpollEventLoopGroup(config.ioThreads) : new NioEventLoopGroup(config.ioThreads);
       int maxBytes = config.maxRequestBytes;
       ConnectionGuard.Limits limits = new ConnectionGuard.Limits(config.maxConnections,
           config.idleTimeout.toNanos(), config.readTimeout.toNanos(), connectionCount);
@@ -188,10 +195,20 @@ public final class GeneIdServer implements AutoCloseable {
     if (config.grpcPort >= 0) {
       health = new HealthStatusManager();
       health.setStatus("", ServingStatus.NOT_SERVING);
-      ServerBuilder<?> b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
+      // grpc-java has no connection cap: a handler on the listening channel counts and refuses connections
+      GrpcConnectionCap cap = new GrpcConnectionCap(config.maxConnections, connectionCount,
+          config.readTimeout.toMillis(), null);
+      NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
+          .bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+          .channelFactory(() -> {
+            ServerChannel listening = epoll ? new EpollServerSocketChannel() : new NioServerSocketChannel();
+            listening.pipeline().addLast(cap);
+            return listening;
+          })
           .maxInboundMessageSize(config.maxRequestBytes)
           // the transport's own bound; Requests refuses metadata above max-request-bytes as RESOURCE_EXHAUSTED
           .maxInboundMetadataSize(Math.max(64 * 1024, 2 * config.maxRequestBytes))
+          .handshakeTimeout(config.readTimeout.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionIdle(config.idleTimeout.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionAge(config.grpcMaxConnectionAge.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionAgeGrace(Math.max(1, config.drainTimeout.toNanos()), TimeUnit.NANOSECONDS)
