@@ -23,6 +23,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -164,6 +165,7 @@ public final class GeneIdServer implements AutoCloseable {
         : new NioEventLoopGroup(config.ioThreads);
     this.boss = boss;
     this.workers = workers;
+    Tls tls = config.tls;
     if (config.httpPort >= 0) {
       int maxBytes = config.maxRequestBytes;
       ConnectionGuard.Limits limits = new ConnectionGuard.Limits(config.maxConnections,
@@ -176,6 +178,11 @@ public final class GeneIdServer implements AutoCloseable {
             @Override
             protected void initChannel(SocketChannel ch) {
               connections.add(ch);
+              if (tls != null) {
+                SslHandler handshake = tls.http().newHandler(ch.alloc());
+                handshake.setHandshakeTimeoutMillis(Math.max(1, config.readTimeout.toMillis()));
+                ch.pipeline().addLast(handshake);
+              }
               ConnectionGuard guard = new ConnectionGuard(limits);
               // line and headers may each take all of max-request-bytes; HttpApi checks their sum
               ch.pipeline().addLast(guard).addLast(new HttpServerCodec(maxBytes, maxBytes, 8192))
@@ -197,7 +204,7 @@ public final class GeneIdServer implements AutoCloseable {
       health.setStatus("", ServingStatus.NOT_SERVING);
       // grpc-java has no connection cap: a handler on the listening channel counts and refuses connections
       GrpcConnectionCap cap = new GrpcConnectionCap(config.maxConnections, connectionCount,
-          config.readTimeout.toMillis(), null);
+          config.readTimeout.toMillis(), tls == null ? null : tls.grpc());
       NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
           .bossEventLoopGroup(boss).workerEventLoopGroup(workers)
           .channelFactory(() -> {
@@ -220,6 +227,9 @@ public final class GeneIdServer implements AutoCloseable {
           .directExecutor()
           .addService(new GrpcApi(requests, ids).service())
           .addService(health.getHealthService());
+      if (tls != null) {
+        b.sslContext(tls.grpc());
+      }
       try {
         grpc = b.build().start();
       } catch (IOException e) {
@@ -275,8 +285,10 @@ public final class GeneIdServer implements AutoCloseable {
 
   /** A line saying where the server listens, as printed at start. */
   public String listening() {
-    return "gene-id-server " + version + ": HTTP on " + (httpPort() < 0 ? "(off)" : "http://" + hostForUrl() + ":"
-        + httpPort()) + ", gRPC on " + (grpcPort() < 0 ? "(off)" : hostForUrl() + ":" + grpcPort());
+    String tls = config.tls == null ? "" : " (TLS)";
+    return "gene-id-server " + version + ": HTTP on " + (httpPort() < 0 ? "(off)" : (config.tls == null ? "http://"
+        : "https://") + hostForUrl() + ":" + httpPort()) + ", gRPC on " + (grpcPort() < 0 ? "(off)" : hostForUrl()
+        + ":" + grpcPort() + tls) + (config.tls == null ? "" : "; TLS certificate " + config.tls.subject());
   }
 
   private String hostForUrl() {
