@@ -5,8 +5,16 @@ import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.internal.Checks;
+import java.io.IOException;
+import java.io.InputStream;
 import java.net.URI;
 import java.net.URISyntaxException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.security.GeneralSecurityException;
+import java.security.KeyStore;
+import java.security.cert.Certificate;
+import java.security.cert.CertificateFactory;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collection;
@@ -20,6 +28,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.IntFunction;
 import java.util.regex.Pattern;
 import javax.net.ssl.SSLContext;
+import javax.net.ssl.TrustManagerFactory;
 import org.jspecify.annotations.Nullable;
 
 /**
@@ -401,6 +410,42 @@ public final class GeneIdClient implements GeneIdGenerator, AutoCloseable {
     public Builder sslContext(SSLContext context) {
       this.sslContext = Objects.requireNonNull(context, "sslContext");
       return this;
+    }
+
+    /**
+     * For {@code https} addresses, trusts exactly the certificates of a PEM file (the servers' own certificate, such
+     * as a self-signed one, or the authority that signed theirs) instead of the JDK's trust store. Replaces an
+     * earlier {@link #sslContext}; for mutual TLS build the {@link SSLContext} yourself.
+     *
+     * @throws IllegalArgumentException if the file cannot be read or holds no PEM certificate, naming it
+     */
+    public Builder trustCertificates(Path pemFile) {
+      Objects.requireNonNull(pemFile, "pemFile");
+      try (InputStream in = Files.newInputStream(pemFile)) {
+        Collection<? extends Certificate> certs = CertificateFactory.getInstance("X.509").generateCertificates(in);
+        if (certs.isEmpty()) {
+          throw new IllegalArgumentException("trustCertificates: " + pemFile + " holds no certificate "
+              + "(-----BEGIN CERTIFICATE-----)");
+        }
+        KeyStore trusted = KeyStore.getInstance(KeyStore.getDefaultType());
+        trusted.load(null, null);
+        int i = 0;
+        for (Certificate c : certs) {
+          trusted.setCertificateEntry("gene-id-server-" + i++, c);
+        }
+        TrustManagerFactory tmf = TrustManagerFactory.getInstance(TrustManagerFactory.getDefaultAlgorithm());
+        tmf.init(trusted);
+        SSLContext context = SSLContext.getInstance("TLS");
+        context.init(null, tmf.getTrustManagers(), null);
+        this.sslContext = context;
+        return this;
+      } catch (IOException e) {
+        throw new IllegalArgumentException("trustCertificates: cannot read " + pemFile + " ("
+            + e.getClass().getSimpleName() + ")", e);
+      } catch (GeneralSecurityException e) {
+        throw new IllegalArgumentException("trustCertificates: " + pemFile + " is not a PEM file of X.509 "
+            + "certificates (" + e.getMessage() + ")", e);
+      }
     }
 
     /**

@@ -5,7 +5,6 @@ import io.geneid.core.snowflake.LeasedGenerators;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.grpc.Server;
-import io.grpc.ServerBuilder;
 import io.grpc.netty.NettyServerBuilder;
 import io.grpc.protobuf.services.HealthStatusManager;
 import io.grpc.health.v1.HealthCheckResponse.ServingStatus;
@@ -14,6 +13,7 @@ import io.netty.channel.Channel;
 import io.netty.channel.ChannelInitializer;
 import io.netty.channel.ChannelOption;
 import io.netty.channel.EventLoopGroup;
+import io.netty.channel.ServerChannel;
 import io.netty.channel.epoll.Epoll;
 import io.netty.channel.epoll.EpollEventLoopGroup;
 import io.netty.channel.epoll.EpollServerSocketChannel;
@@ -23,6 +23,7 @@ import io.netty.channel.nio.NioEventLoopGroup;
 import io.netty.channel.socket.SocketChannel;
 import io.netty.channel.socket.nio.NioServerSocketChannel;
 import io.netty.handler.codec.http.HttpServerCodec;
+import io.netty.handler.ssl.SslHandler;
 import io.netty.util.concurrent.GlobalEventExecutor;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -50,8 +51,7 @@ public final class GeneIdServer implements AutoCloseable {
   private final ServerConfig config;
   private final ServerMetrics metrics = new ServerMetrics();
   private final IdService ids;
-  private final AtomicInteger inFlight = new AtomicInteger();
-  private final ClientGuard guard;
+  private final Requests requests;
   private final ChannelGroup connections = new DefaultChannelGroup(GlobalEventExecutor.INSTANCE);
   private final ThreadPoolExecutor blocking;
   private final AtomicBoolean closed = new AtomicBoolean();
@@ -67,11 +67,10 @@ public final class GeneIdServer implements AutoCloseable {
 
   private GeneIdServer(ServerConfig config, Consumer<Throwable> onLeaseFailure) {
     this.config = config;
-    this.ids = new IdService(config, metrics);
-    this.guard = new ClientGuard(config); // one rate-limit bucket per client over both protocols
-    this.accessLog = config.accessLog ? new AccessLog() : null;
     String v = GeneIdServer.class.getPackage().getImplementationVersion();
     this.version = v == null ? "dev" : v;
+    this.ids = new IdService(config, metrics, version);
+    this.accessLog = config.accessLog ? new AccessLog() : null;
     int threads = Math.max(4, Runtime.getRuntime().availableProcessors() * 4);
     this.blocking = new ThreadPoolExecutor(threads, threads, 60, TimeUnit.SECONDS, new ArrayBlockingQueue<>(10_000),
         r -> {
@@ -80,6 +79,8 @@ public final class GeneIdServer implements AutoCloseable {
           return t;
         });
     this.blocking.allowCoreThreadTimeOut(true);
+    // one rate-limit bucket per client over both protocols
+    this.requests = new Requests(ids, new ClientGuard(config), metrics, blocking, accessLog, config.maxRequestBytes);
     this.leaser = new Thread(() -> lease(onLeaseFailure), "gene-id-server-lease");
     this.leaser.setDaemon(true);
   }
@@ -154,12 +155,18 @@ public final class GeneIdServer implements AutoCloseable {
   }
 
   private void listen() {
+    if (config.httpPort < 0 && config.grpcPort < 0) {
+      return;
+    }
+    // one set of event loops for both protocols
+    boolean epoll = Epoll.isAvailable();
+    EventLoopGroup boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
+    EventLoopGroup workers = epoll ? new EpollEventLoopGroup(config.ioThreads)
+        : new NioEventLoopGroup(config.ioThreads);
+    this.boss = boss;
+    this.workers = workers;
+    Tls tls = config.tls;
     if (config.httpPort >= 0) {
-      boolean epoll = Epoll.isAvailable();
-      boss = epoll ? new EpollEventLoopGroup(1) : new NioEventLoopGroup(1);
-      workers = epoll ? new EpollEventLoopGroup(config.ioThreads) : new NioEventLoopGroup(config.ioThreads);
-      HttpApi.Shared shared = new HttpApi.Shared(ids, guard, metrics, blocking, accessLog,
-          inFlight, version, config.maxRequestBytes);
       int maxBytes = config.maxRequestBytes;
       ConnectionGuard.Limits limits = new ConnectionGuard.Limits(config.maxConnections,
           config.idleTimeout.toNanos(), config.readTimeout.toNanos(), connectionCount);
@@ -171,10 +178,15 @@ public final class GeneIdServer implements AutoCloseable {
             @Override
             protected void initChannel(SocketChannel ch) {
               connections.add(ch);
+              if (tls != null) {
+                SslHandler handshake = tls.http().newHandler(ch.alloc());
+                handshake.setHandshakeTimeoutMillis(Math.max(1, config.readTimeout.toMillis()));
+                ch.pipeline().addLast(handshake);
+              }
               ConnectionGuard guard = new ConnectionGuard(limits);
               // line and headers may each take all of max-request-bytes; HttpApi checks their sum
               ch.pipeline().addLast(guard).addLast(new HttpServerCodec(maxBytes, maxBytes, 8192))
-                  .addLast(new HttpApi(shared, guard));
+                  .addLast(new HttpApi(requests, ids, guard, maxBytes));
             }
           });
       try {
@@ -190,10 +202,20 @@ public final class GeneIdServer implements AutoCloseable {
     if (config.grpcPort >= 0) {
       health = new HealthStatusManager();
       health.setStatus("", ServingStatus.NOT_SERVING);
-      ServerBuilder<?> b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
+      // grpc-java has no connection cap: a handler on the listening channel counts and refuses connections
+      GrpcConnectionCap cap = new GrpcConnectionCap(config.maxConnections, connectionCount,
+          config.readTimeout.toMillis(), tls == null ? null : tls.grpc());
+      NettyServerBuilder b = NettyServerBuilder.forAddress(new InetSocketAddress(config.host, config.grpcPort))
+          .bossEventLoopGroup(boss).workerEventLoopGroup(workers)
+          .channelFactory(() -> {
+            ServerChannel listening = epoll ? new EpollServerSocketChannel() : new NioServerSocketChannel();
+            listening.pipeline().addLast(cap);
+            return listening;
+          })
           .maxInboundMessageSize(config.maxRequestBytes)
-          // the transport's own bound; GrpcApi.guard refuses metadata above max-request-bytes as RESOURCE_EXHAUSTED
+          // the transport's own bound; Requests refuses metadata above max-request-bytes as RESOURCE_EXHAUSTED
           .maxInboundMetadataSize(Math.max(64 * 1024, 2 * config.maxRequestBytes))
+          .handshakeTimeout(config.readTimeout.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionIdle(config.idleTimeout.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionAge(config.grpcMaxConnectionAge.toNanos(), TimeUnit.NANOSECONDS)
           .maxConnectionAgeGrace(Math.max(1, config.drainTimeout.toNanos()), TimeUnit.NANOSECONDS)
@@ -203,10 +225,11 @@ public final class GeneIdServer implements AutoCloseable {
           .permitKeepAliveWithoutCalls(true)
           // calls run on the event loop; what may wait or take long (segments, big batches) hands off to `blocking`
           .directExecutor()
-          .addService(GrpcApi.parseErrorsAsInvalidArgument(
-              new GrpcApi(ids, metrics, accessLog, version, blocking).bindService()))
-          .addService(health.getHealthService())
-          .intercept(GrpcApi.guard(guard, config.maxRequestBytes));
+          .addService(new GrpcApi(requests, ids).service())
+          .addService(health.getHealthService());
+      if (tls != null) {
+        b.sslContext(tls.grpc());
+      }
       try {
         grpc = b.build().start();
       } catch (IOException e) {
@@ -240,7 +263,7 @@ public final class GeneIdServer implements AutoCloseable {
 
   /** Requests received and not answered yet, over both protocols. */
   int inFlight() {
-    return inFlight.get();
+    return requests.inFlight();
   }
 
   /** Waits until {@link #isReady()}, at most {@code timeout}. */
@@ -262,8 +285,10 @@ public final class GeneIdServer implements AutoCloseable {
 
   /** A line saying where the server listens, as printed at start. */
   public String listening() {
-    return "gene-id-server " + version + ": HTTP on " + (httpPort() < 0 ? "(off)" : "http://" + hostForUrl() + ":"
-        + httpPort()) + ", gRPC on " + (grpcPort() < 0 ? "(off)" : hostForUrl() + ":" + grpcPort());
+    String tls = config.tls == null ? "" : " (TLS)";
+    return "gene-id-server " + version + ": HTTP on " + (httpPort() < 0 ? "(off)" : (config.tls == null ? "http://"
+        : "https://") + hostForUrl() + ":" + httpPort()) + ", gRPC on " + (grpcPort() < 0 ? "(off)" : hostForUrl()
+        + ":" + grpcPort() + tls) + (config.tls == null ? "" : "; TLS certificate " + config.tls.subject());
   }
 
   private String hostForUrl() {
@@ -289,7 +314,7 @@ public final class GeneIdServer implements AutoCloseable {
       s.shutdown();
     }
     long deadline = System.nanoTime() + config.drainTimeout.toNanos();
-    while (inFlight.get() > 0 && System.nanoTime() - deadline < 0) {
+    while (requests.inFlight() > 0 && System.nanoTime() - deadline < 0) {
       try {
         Thread.sleep(5);
       } catch (InterruptedException e) {

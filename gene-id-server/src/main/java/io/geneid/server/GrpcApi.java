@@ -5,85 +5,225 @@ import io.geneid.server.grpc.v1.DecodeRequest;
 import io.geneid.server.grpc.v1.GeneIdServiceGrpc;
 import io.geneid.server.grpc.v1.IdsReply;
 import io.geneid.server.grpc.v1.InfoReply;
-import io.geneid.server.grpc.v1.InfoRequest;
-import io.geneid.server.grpc.v1.NextIdsRequest;
-import io.geneid.server.grpc.v1.NextSegmentIdsRequest;
-import io.geneid.server.grpc.v1.NextStringsRequest;
+import io.geneid.server.grpc.v1.Parent;
 import io.geneid.server.grpc.v1.RouteReply;
 import io.geneid.server.grpc.v1.RouteRequest;
 import io.geneid.server.grpc.v1.StringsReply;
-import io.geneid.core.GeneIdLayout;
-import io.grpc.Context;
-import io.grpc.Contexts;
 import io.grpc.Grpc;
 import io.grpc.Metadata;
+import io.grpc.MethodDescriptor;
 import io.grpc.ServerCall;
 import io.grpc.ServerCallHandler;
-import io.grpc.ServerInterceptor;
+import io.grpc.ServerMethodDefinition;
+import io.grpc.ServerServiceDefinition;
 import io.grpc.Status;
-import io.grpc.StatusRuntimeException;
-import io.grpc.stub.StreamObserver;
+import java.io.InputStream;
 import java.net.InetSocketAddress;
 import java.util.Arrays;
-import java.util.function.Supplier;
+import java.util.function.Function;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** The gRPC API ({@code geneid/v1/gene_id.proto}): the operations of {@link IdService}, as the HTTP API has them. */
-final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
+/**
+ * The gRPC API ({@code geneid/v1/gene_id.proto}): each method parses its request message into a {@link Request},
+ * {@link Requests} runs it as it runs HTTP's, and the {@link Result} becomes the reply message or a status. A method
+ * takes its message as bytes and parses it itself, so a message that is not valid protobuf is INVALID_ARGUMENT naming
+ * its type (grpc-java would answer UNKNOWN and log a SEVERE stack trace), reported after the rate limit and
+ * authentication like any bad request.
+ */
+final class GrpcApi {
   private static final Logger LOG = LoggerFactory.getLogger(GrpcApi.class);
   /** The trailer holding the HTTP API's error code. */
   static final Metadata.Key<String> ERROR_CODE = Metadata.Key.of("gene-id-error-code",
       Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> AUTHORIZATION = Metadata.Key.of("authorization",
       Metadata.ASCII_STRING_MARSHALLER);
-  private static final Context.Key<String> CLIENT = Context.key("gene-id-client");
 
+  private final Requests requests;
   private final IdService ids;
-  private final ServerMetrics metrics;
-  private final @Nullable AccessLog accessLog;
-  private final String version;
-  private final java.util.concurrent.Executor blocking;
 
-  GrpcApi(IdService ids, ServerMetrics metrics, @Nullable AccessLog accessLog, String version,
-      java.util.concurrent.Executor blocking) {
-    this.blocking = blocking;
+  GrpcApi(Requests requests, IdService ids) {
+    this.requests = requests;
     this.ids = ids;
-    this.metrics = metrics;
-    this.accessLog = accessLog;
-    this.version = version;
   }
 
+  /** The service {@code geneid.v1.GeneIdService}. */
+  ServerServiceDefinition service() {
+    return ServerServiceDefinition.builder(GeneIdServiceGrpc.SERVICE_NAME)
+        .addMethod(unary(GeneIdServiceGrpc.getNextIdsMethod(), "ids",
+            q -> ids.ids(parent(q.hasParent() ? q.getParent() : null), count(q.getCount())),
+            r -> ids((Result.Ids) r)))
+        .addMethod(unary(GeneIdServiceGrpc.getNextSegmentIdsMethod(), "segment-ids",
+            q -> ids.segmentIds(q.getKey(), parent(q.hasParent() ? q.getParent() : null), count(q.getCount())),
+            r -> ids((Result.Ids) r)))
+        .addMethod(unary(GeneIdServiceGrpc.getNextStringsMethod(), "strings",
+            q -> ids.strings(parent(q.hasParent() ? q.getParent() : null), count(q.getCount()), q.getPrefix(),
+                q.getDate()),
+            r -> StringsReply.newBuilder().addAllIds(Arrays.asList(((Result.Strings) r).ids()))
+                .setGene(gene(((Result.Strings) r).parent())).build()))
+        .addMethod(unary(GeneIdServiceGrpc.getDecodeMethod(), "decode", this::decoding,
+            r -> decoded((Result.Decoded) r)))
+        .addMethod(unary(GeneIdServiceGrpc.getRouteMethod(), "route", this::routing,
+            r -> RouteReply.newBuilder().setGene(((Result.Routed) r).gene()).setIndex(((Result.Routed) r).index())
+                .build()))
+        .addMethod(unary(GeneIdServiceGrpc.getInfoMethod(), "info", q -> new Request.Info(), r -> info((Result.Info) r)))
+        .build();
+  }
+
+  // ---------------------------------------------------------------- requests
+
+  private @Nullable ParentKey parent(@Nullable Parent parent) {
+    return ParentKey.of(parent, ids.layout());
+  }
+
+  /** The proto's count: 0 means 1. */
+  private static long count(int count) {
+    return count == 0 ? 1 : Integer.toUnsignedLong(count);
+  }
+
+  private Request decoding(DecodeRequest q) {
+    return switch (q.getIdCase()) {
+      case NUMBER -> ids.decoding(q.getNumber());
+      case TEXT -> ids.decoding(q.getText(), q.getPrefix(), q.getDate());
+      case ID_NOT_SET -> throw ApiException.invalid("give the id to decode: number or text");
+    };
+  }
+
+  private Request routing(RouteRequest q) {
+    ParentKey parent = q.getSubjectCase() == RouteRequest.SubjectCase.PARENT ? parent(q.getParent()) : null;
+    long gene;
+    if (q.getSubjectCase() == RouteRequest.SubjectCase.ID) {
+      gene = ids.geneOfId(q.getId());
+    } else if (parent != null) {
+      gene = parent.gene();
+    } else {
+      throw ApiException.invalid("give what to route: an id or a parent");
+    }
+    return ids.routing(gene, Integer.toUnsignedLong(q.getShardingCount()), count(q.getGeneDivisor()));
+  }
+
+  // ---------------------------------------------------------------- replies
+
+  private static int gene(@Nullable ParentKey parent) {
+    return parent == null ? -1 : (int) parent.gene();
+  }
+
+  private static IdsReply ids(Result.Ids r) {
+    IdsReply.Builder b = IdsReply.newBuilder().setGene(gene(r.parent()));
+    for (long id : r.ids()) {
+      b.addIds(id);
+    }
+    return b.build();
+  }
+
+  private static DecodeReply decoded(Result.Decoded d) {
+    DecodeReply.Builder b = DecodeReply.newBuilder().setId(d.id()).setTimestamp(d.timestamp())
+        .setWorkerId(d.workerId()).setSequence(d.sequence()).setGene(d.gene());
+    try {
+      b.setTimestampMillis(Long.parseLong(d.timestampMillis()));
+    } catch (NumberFormatException beyondLong) {
+      b.setTimestampMillis(Long.MAX_VALUE); // only for T = 63 ids far past the year 292 million
+    }
+    return b.build();
+  }
+
+  private static InfoReply info(Result.Info i) {
+    var l = i.layout();
+    return InfoReply.newBuilder().setEpochMillis(l.epoch().toEpochMilli()).setTimestampBits(l.timestampBits())
+        .setWorkerBits(l.workerBits()).setSequenceBits(l.sequenceBits()).setGeneBits(l.geneBits())
+        .setWorkerId(i.workerId()).setIssuing(i.issuing()).setMaxCount(i.maxCount()).setVersion(i.version())
+        .build();
+  }
+
+  // ---------------------------------------------------------------- the calls
+
+  private static final MethodDescriptor.Marshaller<InputStream> RAW = new MethodDescriptor.Marshaller<>() {
+    @Override
+    public InputStream stream(InputStream value) {
+      return value;
+    }
+
+    @Override
+    public InputStream parse(InputStream stream) {
+      return stream;
+    }
+  };
+
   /**
-   * The rate limit, the metadata size and authentication, in that order, before any call reaches the service: wrong
-   * tokens are rate-limited too.
+   * A unary method whose request arrives as bytes: parsed when it arrives (grpc-java closes the stream after
+   * {@code onMessage}), checked and run by {@link Requests} once the client has half-closed.
    */
-  static ServerInterceptor guard(ClientGuard guard, int maxRequestBytes) {
-    return new ServerInterceptor() {
-      @Override
-      public <Q, R> ServerCall.Listener<Q> interceptCall(ServerCall<Q, R> call, Metadata headers,
-          ServerCallHandler<Q, R> next) {
-        String client = call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
-            && a.getAddress() != null ? a.getAddress().getHostAddress() : "unknown";
-        if (call.getMethodDescriptor().getServiceName() != null
-            && call.getMethodDescriptor().getServiceName().startsWith("geneid.")) {
-          try {
-            guard.admit(client);
-            long size = metadataBytes(headers);
-            if (size > maxRequestBytes) {
-              throw new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "the request metadata is " + size
-                  + " bytes, above max-request-bytes " + maxRequestBytes);
+  private <Q, R> ServerMethodDefinition<InputStream, R> unary(MethodDescriptor<Q, R> method, String endpoint,
+      Function<Q, Request> parse, Function<Result, R> render) {
+    MethodDescriptor<InputStream, R> raw = method.toBuilder(RAW, method.getResponseMarshaller()).build();
+    String name = method.getFullMethodName();
+    String type = name.substring(name.indexOf('/') + 1) + "Request";
+    ServerCallHandler<InputStream, R> handler = (call, headers) -> {
+      call.request(2); // one message, and room to see a second one and refuse it
+      return new ServerCall.Listener<InputStream>() {
+        private int messages;
+        private @Nullable Q request;
+        private @Nullable RuntimeException unreadable;
+
+        @Override
+        public void onMessage(InputStream message) {
+          if (++messages == 1) {
+            try {
+              request = method.parseRequest(message);
+            } catch (RuntimeException e) {
+              unreadable = e;
             }
-            guard.authenticate(headers.get(AUTHORIZATION));
-          } catch (ApiException e) {
-            call.close(status(e), trailers(e));
-            return new ServerCall.Listener<>() {};
           }
         }
-        return Contexts.interceptCall(Context.current().withValue(CLIENT, client), call, headers, next);
-      }
+
+        @Override
+        public void onHalfClose() {
+          Requests.Call c = new Requests.Call("grpc", endpoint, "POST", "/" + name, client(call),
+              headers.get(AUTHORIZATION), metadataBytes(headers), true);
+          requests.run(c, () -> parse.apply(request()), result -> reply(call, result, render));
+        }
+
+        private Q request() {
+          RuntimeException e = unreadable;
+          if (e != null) {
+            throw ApiException.invalid("the request is not a valid " + type + " protobuf message: "
+                + (e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage()
+                : String.valueOf(e.getMessage())));
+          }
+          Q q = request;
+          if (messages != 1 || q == null) {
+            throw ApiException.invalid("a unary call carries one request message, not " + messages);
+          }
+          return q;
+        }
+      };
     };
+    return ServerMethodDefinition.create(raw, handler);
+  }
+
+  private static <R> void reply(ServerCall<InputStream, R> call, Result result, Function<Result, R> render) {
+    try {
+      if (call.isCancelled()) {
+        return;
+      }
+      if (result instanceof Result.Failure f) {
+        call.close(status(f.error()), trailers(f.error()));
+        return;
+      }
+      R message = render.apply(result);
+      call.sendHeaders(new Metadata());
+      call.sendMessage(message);
+      call.close(Status.OK, new Metadata());
+    } catch (IllegalStateException cancelledMeanwhile) {
+      LOG.debug("gRPC call {} ended before its answer: {}", call.getMethodDescriptor().getFullMethodName(),
+          cancelledMeanwhile.toString());
+    }
+  }
+
+  private static String client(ServerCall<?, ?> call) {
+    return call.getAttributes().get(Grpc.TRANSPORT_ATTR_REMOTE_ADDR) instanceof InetSocketAddress a
+        && a.getAddress() != null ? a.getAddress().getHostAddress() : "unknown";
   }
 
   /** The metadata's size as HTTP/2 counts a header list: name and value bytes plus 32 per entry. */
@@ -96,263 +236,13 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
     return n + 16L * raw.length;
   }
 
-  /**
-   * The service with every request parsed here: a message that is not valid protobuf ends the call with
-   * INVALID_ARGUMENT naming the message type (grpc-java would answer UNKNOWN and log a SEVERE stack trace).
-   */
-  static io.grpc.ServerServiceDefinition parseErrorsAsInvalidArgument(io.grpc.ServerServiceDefinition service) {
-    io.grpc.ServerServiceDefinition.Builder b = io.grpc.ServerServiceDefinition.builder(
-        service.getServiceDescriptor().getName());
-    for (io.grpc.ServerMethodDefinition<?, ?> m : service.getMethods()) {
-      b.addMethod(rawRequests(m));
-    }
-    return b.build();
-  }
-
-  private static final io.grpc.MethodDescriptor.Marshaller<java.io.InputStream> RAW =
-      new io.grpc.MethodDescriptor.Marshaller<>() {
-        @Override
-        public java.io.InputStream stream(java.io.InputStream value) {
-          return value;
-        }
-
-        @Override
-        public java.io.InputStream parse(java.io.InputStream stream) {
-          return stream;
-        }
-      };
-
-  private static <Q, R> io.grpc.ServerMethodDefinition<java.io.InputStream, R> rawRequests(
-      io.grpc.ServerMethodDefinition<Q, R> def) {
-    io.grpc.MethodDescriptor<Q, R> method = def.getMethodDescriptor();
-    io.grpc.MethodDescriptor<java.io.InputStream, R> raw = method.toBuilder(RAW, method.getResponseMarshaller())
-        .build();
-    String type = method.getFullMethodName().substring(method.getFullMethodName().indexOf('/') + 1) + "Request";
-    ServerCallHandler<java.io.InputStream, R> handler = (call, headers) -> {
-      ServerCall<Q, R> typed = new io.grpc.ForwardingServerCall.SimpleForwardingServerCall<Q, R>(
-          uncheckedCast(call)) {
-        @Override
-        public io.grpc.MethodDescriptor<Q, R> getMethodDescriptor() {
-          return method;
-        }
-      };
-      ServerCall.Listener<Q> inner = def.getServerCallHandler().startCall(typed, headers);
-      return new ServerCall.Listener<>() {
-        private boolean failed;
-
-        @Override
-        public void onMessage(java.io.InputStream message) {
-          if (failed) {
-            return;
-          }
-          Q request;
-          try {
-            request = method.parseRequest(message);
-          } catch (RuntimeException e) {
-            failed = true;
-            ApiException bad = ApiException.invalid("the request is not a valid " + type + " protobuf message: "
-                + (e.getCause() != null && e.getCause().getMessage() != null ? e.getCause().getMessage()
-                : String.valueOf(e.getMessage())));
-            call.close(status(bad), trailers(bad));
-            return;
-          }
-          inner.onMessage(request);
-        }
-
-        @Override
-        public void onHalfClose() {
-          if (!failed) {
-            inner.onHalfClose();
-          }
-        }
-
-        @Override
-        public void onCancel() {
-          inner.onCancel();
-        }
-
-        @Override
-        public void onComplete() {
-          inner.onComplete();
-        }
-
-        @Override
-        public void onReady() {
-          if (!failed) {
-            inner.onReady();
-          }
-        }
-      };
-    };
-    return io.grpc.ServerMethodDefinition.create(raw, handler);
-  }
-
-  @SuppressWarnings("unchecked")
-  private static <Q, R> ServerCall<Q, R> uncheckedCast(ServerCall<?, R> call) {
-    return (ServerCall<Q, R>) call;
-  }
-
-  private static Status status(ApiException e) {
+  static Status status(ApiException e) {
     return Status.fromCode(e.code().grpcStatus()).withDescription(e.reason());
   }
 
-  private static Metadata trailers(ApiException e) {
+  static Metadata trailers(ApiException e) {
     Metadata m = new Metadata();
     m.put(ERROR_CODE, e.code().code());
     return m;
-  }
-
-  private <T> void call(String endpoint, String kind, StreamObserver<T> out, Supplier<T> body) {
-    long start = System.nanoTime();
-    String outcome = "ok";
-    int n = 0;
-    try {
-      T reply;
-      try {
-        reply = body.get();
-      } catch (ApiException e) {
-        throw e;
-      } catch (RuntimeException e) {
-        LOG.error("gRPC {} failed", endpoint, e);
-        throw new ApiException(ErrorCode.INTERNAL, "internal error (" + e.getClass().getSimpleName()
-            + "); the server logged it");
-      }
-      if (reply instanceof IdsReply r) {
-        n = r.getIdsCount();
-      } else if (reply instanceof StringsReply r) {
-        n = r.getIdsCount();
-      }
-      out.onNext(reply);
-      out.onCompleted();
-    } catch (ApiException e) {
-      outcome = e.code().code();
-      out.onError(new StatusRuntimeException(status(e), trailers(e)));
-    }
-    long nanos = System.nanoTime() - start;
-    metrics.request(endpoint, "grpc", outcome, nanos, kind, n);
-    if (accessLog != null) {
-      String client = CLIENT.get();
-      accessLog.line("grpc", client == null ? "unknown" : client, "POST", "/geneid.v1.GeneIdService/" + endpoint,
-          outcome.equals("ok") ? 200 : 0, outcome, n, nanos);
-    }
-  }
-
-  private int count(int count) {
-    return ids.checkCount(count == 0 ? 1 : Integer.toUnsignedLong(count));
-  }
-
-  private static IdsReply idsReply(long[] out, @Nullable ParentKey parent) {
-    IdsReply.Builder b = IdsReply.newBuilder().setGene(parent == null ? -1 : (int) parent.gene());
-    for (long id : out) {
-      b.addIds(id);
-    }
-    return b.build();
-  }
-
-  /** Runs {@code task} here, or on the blocking executor when it may take long (a big batch, the clock behind). */
-  private <T> void dispatch(boolean offload, StreamObserver<T> out, Runnable task) {
-    if (!offload) {
-      task.run();
-      return;
-    }
-    try {
-      blocking.execute(Context.current().wrap(task));
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      ApiException busy = IdService.unavailable("the server is overloaded: too many requests waiting");
-      out.onError(new StatusRuntimeException(status(busy), trailers(busy)));
-    }
-  }
-
-  private boolean offload(int count) {
-    return Integer.toUnsignedLong(count) > HttpApi.LOOP_MAX_COUNT || ids.clockBehind();
-  }
-
-  @Override
-  public void nextIds(NextIdsRequest req, StreamObserver<IdsReply> out) {
-    dispatch(offload(req.getCount()), out, () -> call("ids", "snowflake", out, () -> {
-      ParentKey parent = ParentKey.of(req.hasParent() ? req.getParent() : null, ids.layout());
-      return idsReply(ids.nextIds(parent, count(req.getCount())), parent);
-    }));
-  }
-
-  @Override
-  public void nextSegmentIds(NextSegmentIdsRequest req, StreamObserver<IdsReply> out) {
-    Context context = Context.current();
-    Runnable task = context.wrap(() -> call("segment-ids", "segment", out, () -> {
-      ParentKey parent = ParentKey.of(req.hasParent() ? req.getParent() : null, ids.layout());
-      return idsReply(ids.nextSegmentIds(req.getKey(), parent, count(req.getCount())), parent);
-    }));
-    try {
-      blocking.execute(task); // a segment call may wait for the store: off the event loop
-    } catch (java.util.concurrent.RejectedExecutionException e) {
-      ApiException busy = IdService.unavailable("the server is overloaded: too many segment requests waiting");
-      out.onError(new StatusRuntimeException(status(busy), trailers(busy)));
-    }
-  }
-
-  @Override
-  public void nextStrings(NextStringsRequest req, StreamObserver<StringsReply> out) {
-    dispatch(offload(req.getCount()), out, () -> call("strings", "string", out, () -> {
-      ParentKey parent = ParentKey.of(req.hasParent() ? req.getParent() : null, ids.layout());
-      String[] s = ids.nextStrings(parent, count(req.getCount()), req.getPrefix(), req.getDate());
-      return StringsReply.newBuilder().addAllIds(Arrays.asList(s)).setGene(parent == null ? -1 : (int) parent.gene())
-          .build();
-    }));
-  }
-
-  @Override
-  public void decode(DecodeRequest req, StreamObserver<DecodeReply> out) {
-    call("decode", "", out, () -> {
-      IdService.Decoded d = switch (req.getIdCase()) {
-        case NUMBER -> ids.decode(req.getNumber());
-        case TEXT -> ids.decode(req.getText(), req.getPrefix(), req.getDate());
-        case ID_NOT_SET -> throw ApiException.invalid("give the id to decode: number or text");
-      };
-      DecodeReply.Builder b = DecodeReply.newBuilder().setId(d.id()).setTimestamp(d.timestamp())
-          .setWorkerId(d.workerId()).setSequence(d.sequence()).setGene(d.gene());
-      try {
-        b.setTimestampMillis(Long.parseLong(d.timestampMillis()));
-      } catch (NumberFormatException beyondLong) {
-        b.setTimestampMillis(Long.MAX_VALUE); // only for T = 63 ids far past the year 292 million
-      }
-      return b.build();
-    });
-  }
-
-  @Override
-  public void route(RouteRequest req, StreamObserver<RouteReply> out) {
-    call("route", "", out, () -> {
-      GeneIdLayout layout = ids.layout();
-      long gene = switch (req.getSubjectCase()) {
-        case ID -> {
-          if (req.getId() < 0) {
-            throw ApiException.invalid("an id must not be negative but was " + req.getId());
-          }
-          yield layout.geneOf(req.getId());
-        }
-        case PARENT -> {
-          ParentKey p = ParentKey.of(req.getParent(), layout);
-          if (p == null) {
-            throw ApiException.invalid("give what to route: an id or a parent");
-          }
-          yield p.gene();
-        }
-        case SUBJECT_NOT_SET -> throw ApiException.invalid("give what to route: an id or a parent");
-      };
-      long divisor = req.getGeneDivisor() == 0 ? 1 : Integer.toUnsignedLong(req.getGeneDivisor());
-      long[] r = ids.route(gene, Integer.toUnsignedLong(req.getShardingCount()), divisor);
-      return RouteReply.newBuilder().setGene(r[0]).setIndex((int) r[1]).build();
-    });
-  }
-
-  @Override
-  public void info(InfoRequest req, StreamObserver<InfoReply> out) {
-    call("info", "", out, () -> {
-      GeneIdLayout l = ids.layout();
-      return InfoReply.newBuilder().setEpochMillis(l.epoch().toEpochMilli()).setTimestampBits(l.timestampBits())
-          .setWorkerBits(l.workerBits()).setSequenceBits(l.sequenceBits()).setGeneBits(l.geneBits())
-          .setWorkerId(ids.workerId()).setIssuing(ids.notReady() == null).setMaxCount(ids.maxCount())
-          .setVersion(version).build();
-    });
   }
 }

@@ -1,6 +1,5 @@
 package io.geneid.server;
 
-import io.geneid.server.IdService.Decoded;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
 import io.netty.channel.ChannelFutureListener;
@@ -18,44 +17,37 @@ import io.netty.handler.codec.http.HttpUtil;
 import io.netty.handler.codec.http.HttpVersion;
 import io.netty.util.ReferenceCountUtil;
 import java.net.InetSocketAddress;
-import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.Executor;
-import java.util.concurrent.RejectedExecutionException;
 import org.jspecify.annotations.Nullable;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The HTTP API (docs/server.md) on one connection. One request at a time: while a request is answered (until its
- * answer is handed to the socket) the connection reads nothing more ({@code autoRead} off), so a client that
+ * The HTTP API (docs/server.md) on one connection: reads a request, parses it into a {@link Request}, hands it to
+ * {@link Requests} and writes the {@link Result} as JSON. One request at a time: while a request is answered (until
+ * its answer is handed to the socket) the connection reads nothing more ({@code autoRead} off), so a client that
  * pipelines without reading its answers holds at most one answer in the server. Requests already decoded wait in
- * order. Snowflake ids, decoding and routing are answered on the event loop; what may wait or take long runs on
- * {@code blocking}: segment ids (the store), batches above {@value #LOOP_MAX_COUNT} ids, and id calls while the
- * clock is behind the ids already issued (the generator waits for it).
+ * order.
  */
 final class HttpApi extends ChannelInboundHandlerAdapter {
   private static final Logger LOG = LoggerFactory.getLogger(HttpApi.class);
   private static final String JSON = "application/json; charset=utf-8";
-  /** The largest count answered on the event loop; larger batches are made on the blocking executor. */
-  static final int LOOP_MAX_COUNT = 1000;
 
-  private final Shared shared;
+  private final Requests requests;
+  private final IdService ids;
   private final ConnectionGuard connection;
+  private final int maxRequestBytes;
   private final ArrayDeque<HttpRequest> queue = new ArrayDeque<>();
   private boolean busy;
   private boolean draining;
 
-  /** What every connection shares. */
-  record Shared(IdService ids, ClientGuard guard, ServerMetrics metrics, Executor blocking,
-      @Nullable AccessLog accessLog, java.util.concurrent.atomic.AtomicInteger inFlight, String version,
-      int maxRequestBytes) {}
-
-  HttpApi(Shared shared, ConnectionGuard connection) {
-    this.shared = shared;
+  HttpApi(Requests requests, IdService ids, ConnectionGuard connection, int maxRequestBytes) {
+    this.requests = requests;
+    this.maxRequestBytes = maxRequestBytes;
+    this.ids = ids;
     this.connection = connection;
   }
 
@@ -105,66 +97,44 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
   }
 
   private void handle(ChannelHandlerContext ctx, HttpRequest req) {
-    long start = System.nanoTime();
     busy = true;
-    shared.inFlight().incrementAndGet();
     boolean keepAlive = HttpUtil.isKeepAlive(req);
-    Answer a;
-    String endpoint = "other";
-    String path = "-";
+    ApiException unreadable = null; // the request cannot be read: answered, then the connection is closed
     if (req.decoderResult().isFailure()) {
-      Throwable c = req.decoderResult().cause();
-      a = Answer.error(c instanceof TooLongFrameException ? tooLarge() : ApiException.invalid("not a valid HTTP "
-          + "request"));
-      keepAlive = false;
+      unreadable = req.decoderResult().cause() instanceof TooLongFrameException ? new ApiException(
+          ErrorCode.PAYLOAD_TOO_LARGE, "the request line and headers exceed max-request-bytes "
+          + maxRequestBytes) : ApiException.invalid("not a valid HTTP request");
     } else if (HttpUtil.getContentLength(req, 0L) > 0 || HttpUtil.isTransferEncodingChunked(req)) {
-      a = Answer.error(new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "a request body is not accepted: every "
-          + "endpoint is a GET with query parameters"));
-      keepAlive = false;
-    } else if (headBytes(req) > shared.maxRequestBytes()) {
-      a = Answer.error(tooLarge());
-      keepAlive = false;
-    } else {
-      Target t = null;
-      ApiException bad = null;
+      unreadable = new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "a request body is not accepted: every endpoint "
+          + "is a GET with query parameters");
+    }
+    Target target = null;
+    ApiException bad = unreadable;
+    if (bad == null) {
       try {
-        t = Target.parse(req.uri());
+        target = Target.parse(req.uri());
       } catch (ApiException e) {
         bad = e;
       }
-      if (t == null) {
-        a = Answer.error(java.util.Objects.requireNonNull(bad));
-      } else {
-        Target target = t;
-        path = target.path();
-        endpoint = endpointOf(path);
-        if (!req.method().equals(HttpMethod.GET)) {
-          a = Answer.error(new ApiException(ErrorCode.METHOD_NOT_ALLOWED, "only GET is served, not "
-              + req.method()));
-        } else if (offload(endpoint, target)) {
-          String e = endpoint;
-          String p = path;
-          boolean k = keepAlive;
-          try {
-            shared.blocking().execute(() -> {
-              Answer answer = answer(ctx, req, target, e);
-              ctx.executor().execute(() -> write(ctx, req, answer, e, p, start, k));
-            });
-            return;
-          } catch (RejectedExecutionException full) {
-            a = Answer.error(IdService.unavailable("the server is overloaded: too many requests waiting"));
-          }
-        } else {
-          a = answer(ctx, req, target, endpoint);
-        }
-      }
     }
-    write(ctx, req, a, endpoint, path, start, keepAlive);
-  }
-
-  private ApiException tooLarge() {
-    return new ApiException(ErrorCode.PAYLOAD_TOO_LARGE, "the request line and headers exceed max-request-bytes "
-        + shared.maxRequestBytes());
+    String path = target == null ? "-" : target.path();
+    Requests.Call call = new Requests.Call("http", endpointOf(path), req.method().name(), path, client(ctx),
+        req.headers().get(HttpHeaderNames.AUTHORIZATION), headBytes(req), bad == null && path.startsWith("/v1/"));
+    ApiException refused = bad;
+    Target t = target;
+    boolean k = keepAlive && unreadable == null;
+    requests.run(call, () -> {
+      if (refused != null) {
+        throw refused;
+      }
+      return parse(req.method(), java.util.Objects.requireNonNull(t));
+    }, result -> {
+      if (ctx.executor().inEventLoop()) {
+        write(ctx, req, result, k);
+      } else {
+        ctx.executor().execute(() -> write(ctx, req, result, k));
+      }
+    });
   }
 
   /** The request line and headers as sent: method, target, version, each header line. */
@@ -174,27 +144,6 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
       n += h.getKey().length() + 2 + h.getValue().length() + 2;
     }
     return n + 2;
-  }
-
-  /** Whether this request may wait or take long: it runs on the blocking executor. */
-  private boolean offload(String endpoint, Target t) {
-    switch (endpoint) {
-      case "segment-ids":
-        return true;
-      case "ids", "strings": {
-        if (shared.ids().clockBehind()) {
-          return true;
-        }
-        List<String> count = t.parameters().get("count");
-        if (count == null || count.size() != 1) {
-          return false;
-        }
-        String c = count.get(0);
-        return c.length() > 4 || c.length() == 4 && c.compareTo(Integer.toString(LOOP_MAX_COUNT)) > 0;
-      }
-      default:
-        return false;
-    }
   }
 
   private static String endpointOf(String path) {
@@ -217,100 +166,40 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
     };
   }
 
-  /** Answers one request; never throws. */
-  private Answer answer(ChannelHandlerContext ctx, HttpRequest req, Target q, String endpoint) {
-    try {
-      String path = q.path();
-      if (endpoint.equals("ops")) {
-        return ops(path, q);
-      }
-      if (!path.startsWith("/v1/")) {
-        throw new ApiException(ErrorCode.NOT_FOUND, "no endpoint " + ParentKey.clip(path) + "; see docs/server.md");
-      }
-      // the rate limit first: wrong tokens count too, so guessing is limited
-      shared.guard().admit(client(ctx));
-      shared.guard().authenticate(req.headers().get(HttpHeaderNames.AUTHORIZATION));
-      return v1(path, new Params(q.parameters()));
-    } catch (ApiException e) {
-      return Answer.error(e);
-    } catch (RuntimeException e) {
-      LOG.error("request {} failed", ParentKey.clip(q.path()), e); // a bug: the one case logged with its trace
-      return Answer.error(new ApiException(ErrorCode.INTERNAL, "internal error (" + e.getClass().getSimpleName()
-          + "); the server logged it"));
+  /** The request of a target, checked. */
+  private Request parse(HttpMethod method, Target q) {
+    if (!method.equals(HttpMethod.GET)) {
+      throw new ApiException(ErrorCode.METHOD_NOT_ALLOWED, "only GET is served, not " + method);
     }
-  }
-
-  private Answer ops(String path, Target q) {
-    new Params(q.parameters()).only(Set.of());
-    IdService ids = shared.ids();
-    switch (path) {
-      case "/health/live":
-        return Answer.ok(Json.object(16).string("status", "UP").end(), 0, "");
-      case "/health/ready": {
-        String why = ids.notReady();
-        if (why == null) {
-          return Answer.ok(Json.object(32).string("status", "UP").number("workerId", ids.workerId()).end(), 0, "");
-        }
-        return new Answer(503, Json.object(64).string("status", "DOWN").string("reason", why).end(), JSON,
-            "unavailable", 1, 0, "");
-      }
-      default:
-        return new Answer(200, shared.metrics().scrape(), "text/plain; version=0.0.4; charset=utf-8", "ok", 0, 0, "");
-    }
-  }
-
-  private Answer v1(String path, Params p) {
-    IdService ids = shared.ids();
+    String path = q.path();
+    Params p = new Params(q.parameters());
     String[] parts = path.substring(1).split("/", -1);
-    if (path.equals("/v1/ids")) {
-      p.only(Params.ID_PARAMS);
-      ParentKey parent = p.parent(ids.layout());
-      int n = ids.checkCount(p.count());
-      long[] out = ids.nextIds(parent, n);
-      return Answer.ok(idsJson(null, out, parent), out.length, "snowflake");
-    }
-    if (path.equals("/v1/strings")) {
-      p.only(Params.STRING_PARAMS);
-      ParentKey parent = p.parent(ids.layout());
-      int n = ids.checkCount(p.count());
-      String[] out = ids.nextStrings(parent, n, p.get("prefix", ""), p.bool("date"));
-      Json j = Json.object(32 + out.length * 40).strings("ids", out);
-      if (parent != null) {
-        j.number("gene", parent.gene());
+    switch (path) {
+      case "/health/live", "/health/ready" -> {
+        p.only(Set.of());
+        return new Request.Health(path.equals("/health/ready"));
       }
-      return Answer.ok(j.end(), out.length, "string");
-    }
-    if (parts.length == 4 && parts[1].equals("segments") && parts[3].equals("ids")) {
-      p.only(Params.ID_PARAMS);
-      ParentKey parent = p.parent(ids.layout());
-      int n = ids.checkCount(p.count());
-      long[] out = ids.nextSegmentIds(parts[2], parent, n);
-      return Answer.ok(idsJson(parts[2], out, parent), out.length, "segment");
-    }
-    if (path.equals("/v1/segments")) {
-      p.only(Set.of());
-      StringBuilder b = new StringBuilder("[");
-      for (IdService.SegmentState s : ids.segmentStates()) {
-        b.append(b.length() > 1 ? "," : "").append(Json.object(96).string("key", s.key())
-            .string("remaining", Long.toString(s.remaining())).string("step", Long.toString(s.step()))
-            .bool("nextReady", s.nextReady()).end());
+      case "/metrics" -> {
+        p.only(Set.of());
+        return new Request.Metrics();
       }
-      return Answer.ok(Json.object(b.length() + 16).raw("keys", b.append(']').toString()).end(), 0, "");
-    }
-    if (parts.length == 3 && parts[1].equals("ids")) {
-      p.only(Set.of());
-      return Answer.ok(decodedJson(ids.decode(IdService.parseId(parts[2]))), 0, "");
-    }
-    if (parts.length == 3 && parts[1].equals("strings")) {
-      p.only(Set.of("prefix", "date"));
-      return Answer.ok(decodedJson(ids.decode(parts[2], p.get("prefix", ""), p.bool("date"))), 0, "");
-    }
-    if (path.equals("/v1/route") || parts.length == 4 && parts[1].equals("ids") && parts[3].equals("route")) {
-      long gene;
-      if (parts.length == 4) {
-        p.only(Set.of("shardingCount", "geneDivisor"));
-        gene = ids.layout().geneOf(IdService.parseId(parts[2]));
-      } else {
+      case "/v1/ids" -> {
+        p.only(Params.ID_PARAMS);
+        return ids.ids(p.parent(ids.layout()), p.count());
+      }
+      case "/v1/strings" -> {
+        p.only(Params.STRING_PARAMS);
+        return ids.strings(p.parent(ids.layout()), p.count(), p.get("prefix", ""), p.bool("date"));
+      }
+      case "/v1/segments" -> {
+        p.only(Set.of());
+        return new Request.ListSegments();
+      }
+      case "/v1/info" -> {
+        p.only(Set.of());
+        return new Request.Info();
+      }
+      case "/v1/route" -> {
         p.only(Params.ROUTE_PARAMS);
         String id = p.getOrNull("id");
         ParentKey parent = p.parent(ids.layout());
@@ -320,40 +209,95 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
         if (id == null && parent == null) {
           throw ApiException.invalid("give what to route: id, gene, parent, parentString or parentUuid");
         }
-        gene = id != null ? ids.layout().geneOf(IdService.parseId(id)) : parent.gene();
+        long gene = id != null ? ids.geneOfId(IdService.parseId(id)) : parent.gene();
+        return ids.routing(gene, p.longValue("shardingCount", -1, true), p.longValue("geneDivisor", 1, false));
       }
-      long[] r = ids.route(gene, p.longValue("shardingCount", -1, true), p.longValue("geneDivisor", 1, false));
-      return Answer.ok(Json.object(40).number("gene", r[0]).number("index", r[1]).end(), 0, "");
+      default -> {
+        // below
+      }
     }
-    if (path.equals("/v1/info")) {
+    if (parts.length == 4 && parts[0].equals("v1") && parts[1].equals("segments") && parts[3].equals("ids")) {
+      p.only(Params.ID_PARAMS);
+      ParentKey parent = p.parent(ids.layout());
+      return ids.segmentIds(parts[2], parent, p.count());
+    }
+    if (parts.length == 3 && parts[0].equals("v1") && parts[1].equals("ids")) {
       p.only(Set.of());
-      var l = ids.layout();
-      return Answer.ok(Json.object(256).string("epochMillis", Long.toString(l.epoch().toEpochMilli()))
-          .number("timestampBits", l.timestampBits()).number("workerBits", l.workerBits())
-          .number("sequenceBits", l.sequenceBits()).number("geneBits", l.geneBits())
-          .number("workerId", ids.workerId()).bool("issuing", ids.notReady() == null)
-          .number("maxCount", ids.maxCount()).string("version", shared.version())
-          .string("instance", ids.instance()).end(), 0, "");
+      return ids.decoding(IdService.parseId(parts[2]));
+    }
+    if (parts.length == 3 && parts[0].equals("v1") && parts[1].equals("strings")) {
+      p.only(Set.of("prefix", "date"));
+      return ids.decoding(parts[2], p.get("prefix", ""), p.bool("date"));
+    }
+    if (parts.length == 4 && parts[0].equals("v1") && parts[1].equals("ids") && parts[3].equals("route")) {
+      p.only(Set.of("shardingCount", "geneDivisor"));
+      long gene = ids.geneOfId(IdService.parseId(parts[2]));
+      return ids.routing(gene, p.longValue("shardingCount", -1, true), p.longValue("geneDivisor", 1, false));
     }
     throw new ApiException(ErrorCode.NOT_FOUND, "no endpoint " + ParentKey.clip(path) + "; see docs/server.md");
   }
 
-  static String idsJson(@Nullable String key, long[] ids, @Nullable ParentKey parent) {
-    Json j = Json.object(32 + ids.length * 22);
-    if (key != null) {
-      j.string("key", key);
+  /** Status, body, content type and Retry-After of a result. */
+  private record Answer(int status, String body, String contentType, int retryAfter) {
+    static Answer ok(String json) {
+      return new Answer(200, json, JSON, 0);
     }
-    j.idStrings("ids", ids);
-    if (parent != null) {
-      j.number("gene", parent.gene());
-    }
-    return j.end();
   }
 
-  static String decodedJson(Decoded d) {
-    return Json.object(200).string("id", Long.toString(d.id())).string("timestamp", d.timestamp())
-        .string("timestampMillis", d.timestampMillis()).number("workerId", d.workerId())
-        .number("sequence", d.sequence()).number("gene", d.gene()).end();
+  private static Answer render(Result r) {
+    if (r instanceof Result.Failure f) {
+      ApiException e = f.error();
+      return new Answer(e.code().httpStatus(), Json.error(e), JSON, e.retryAfterSeconds());
+    }
+    if (r instanceof Result.Ids i) {
+      Json j = Json.object(32 + i.ids().length * 22);
+      if (i.key() != null) {
+        j.string("key", i.key());
+      }
+      return Answer.ok(gene(j.idStrings("ids", i.ids()), i.parent()).end());
+    }
+    if (r instanceof Result.Strings s) {
+      return Answer.ok(gene(Json.object(32 + s.ids().length * 40).strings("ids", s.ids()), s.parent()).end());
+    }
+    if (r instanceof Result.Decoded d) {
+      return Answer.ok(Json.object(200).string("id", Long.toString(d.id())).string("timestamp", d.timestamp())
+          .string("timestampMillis", d.timestampMillis()).number("workerId", d.workerId())
+          .number("sequence", d.sequence()).number("gene", d.gene()).end());
+    }
+    if (r instanceof Result.Routed route) {
+      return Answer.ok(Json.object(40).number("gene", route.gene()).number("index", route.index()).end());
+    }
+    if (r instanceof Result.Segments s) {
+      StringBuilder b = new StringBuilder("[");
+      for (Result.Segment k : s.keys()) {
+        b.append(b.length() > 1 ? "," : "").append(Json.object(96).string("key", k.key())
+            .string("remaining", Long.toString(k.remaining())).string("step", Long.toString(k.step()))
+            .bool("nextReady", k.nextReady()).end());
+      }
+      return Answer.ok(Json.object(b.length() + 16).raw("keys", b.append(']').toString()).end());
+    }
+    if (r instanceof Result.Info i) {
+      var l = i.layout();
+      return Answer.ok(Json.object(256).string("epochMillis", Long.toString(l.epoch().toEpochMilli()))
+          .number("timestampBits", l.timestampBits()).number("workerBits", l.workerBits())
+          .number("sequenceBits", l.sequenceBits()).number("geneBits", l.geneBits())
+          .number("workerId", i.workerId()).bool("issuing", i.issuing()).number("maxCount", i.maxCount())
+          .string("version", i.version()).string("instance", i.instance()).end());
+    }
+    if (r instanceof Result.Ready ready) {
+      return ready.notReady() == null
+          ? Answer.ok(Json.object(32).string("status", "UP").number("workerId", ready.workerId()).end())
+          : new Answer(503, Json.object(64).string("status", "DOWN").string("reason", ready.notReady()).end(), JSON,
+              1);
+    }
+    if (r instanceof Result.Scrape s) {
+      return new Answer(200, s.text(), "text/plain; version=0.0.4; charset=utf-8", 0);
+    }
+    return Answer.ok(Json.object(16).string("status", "UP").end()); // Live
+  }
+
+  private static Json gene(Json j, @Nullable ParentKey parent) {
+    return parent == null ? j : j.number("gene", parent.gene());
   }
 
   private static String client(ChannelHandlerContext ctx) {
@@ -361,8 +305,8 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
         ? a.getAddress().getHostAddress() : String.valueOf(ctx.channel().remoteAddress());
   }
 
-  private void write(ChannelHandlerContext ctx, HttpRequest req, Answer a, String endpoint, String path, long start,
-      boolean keepAlive) {
+  private void write(ChannelHandlerContext ctx, HttpRequest req, Result result, boolean keepAlive) {
+    Answer a = render(result);
     ByteBuf body = ByteBufUtil.writeUtf8(ctx.alloc(), a.body());
     FullHttpResponse res = new DefaultFullHttpResponse(HttpVersion.HTTP_1_1,
         HttpResponseStatus.valueOf(a.status()), body);
@@ -383,7 +327,6 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
     }
     var f = ctx.writeAndFlush(res);
     f.addListener(x -> {
-      shared.inFlight().decrementAndGet();
       busy = false;
       if (x.isSuccess() && keepAlive) {
         next(ctx); // the answer is in the socket: the next request
@@ -393,30 +336,10 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
       queue.clear();
       f.addListener(ChannelFutureListener.CLOSE);
     }
-    long nanos = System.nanoTime() - start;
-    if (!endpoint.equals("ops")) {
-      shared.metrics().request(endpoint, "http", a.outcome(), nanos, a.kind(), a.ids());
-    }
-    AccessLog log = shared.accessLog();
-    if (log != null) {
-      log.line("http", client(ctx), req.method().name(), path, a.status(), a.outcome(), a.ids(), nanos);
-    }
-  }
-
-  /** One answer: status, body and what the metrics need. */
-  record Answer(int status, String body, String contentType, String outcome, int retryAfter, int ids, String kind) {
-    static Answer ok(String json, int ids, String kind) {
-      return new Answer(200, json, JSON, "ok", 0, ids, kind);
-    }
-
-    static Answer error(ApiException e) {
-      return new Answer(e.code().httpStatus(), Json.error(e), JSON, e.code().code(), e.retryAfterSeconds(), 0, "");
-    }
   }
 
   /** The query parameters of one request, read strictly. */
   static final class Params {
-    static final Set<String> PARENT_PARAMS = Set.of("gene", "parent", "parentString", "parentUuid");
     static final Set<String> ID_PARAMS = Set.of("count", "gene", "parent", "parentString", "parentUuid");
     static final Set<String> STRING_PARAMS = Set.of("count", "gene", "parent", "parentString", "parentUuid",
         "prefix", "date");

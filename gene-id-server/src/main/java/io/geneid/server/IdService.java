@@ -23,24 +23,21 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The operations of the API, the same for HTTP and gRPC: every method either answers or throws an
+ * The operations of the API, the same for HTTP and gRPC. The factories ({@link #ids}, {@link #strings},
+ * {@link #segmentIds}, {@link #decoding}, {@link #routing}) check a request once, whichever protocol parsed it, and
+ * give the {@link Request} that {@link Requests} runs; the operations answer typed {@link Result}s. Both throw an
  * {@link ApiException} with the code and reason the client sees.
  */
 final class IdService implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(IdService.class);
   private static final Pattern SEGMENT_KEY = Pattern.compile("[A-Za-z0-9._:-]{1,128}");
 
-  /** The parts of a decoded id. */
-  record Decoded(long id, String timestampMillis, String timestamp, long workerId, long sequence, long gene) {}
-
-  /** One key's segment state, for {@code GET /v1/segments}. */
-  record SegmentState(String key, long step, long remaining, boolean nextReady) {}
-
   private final ServerConfig config;
   /** This server process, as /v1/info names it: a client tells one server under two addresses from two servers. */
   private final String instance = java.util.UUID.randomUUID().toString();
   private final GeneIdLayout layout;
   private final ServerMetrics metrics;
+  private final String version;
   private volatile @Nullable LeasedGeneGenerator generator;
   private volatile @Nullable String notReadyReason = "the worker id is not leased yet";
   private volatile boolean draining;
@@ -55,8 +52,9 @@ final class IdService implements AutoCloseable {
   private final long behindThresholdMillis;
   private final java.util.concurrent.ScheduledExecutorService watcher;
 
-  IdService(ServerConfig config, ServerMetrics metrics) {
+  IdService(ServerConfig config, ServerMetrics metrics, String version) {
     this.config = config;
+    this.version = version;
     this.layout = config.layout;
     this.metrics = metrics;
     long maxBorrow = 10;
@@ -123,16 +121,8 @@ final class IdService implements AutoCloseable {
     return behindMillis > 0;
   }
 
-  String instance() {
-    return instance;
-  }
-
   GeneIdLayout layout() {
     return layout;
-  }
-
-  int maxCount() {
-    return config.maxCount;
   }
 
   void leased(LeasedGeneGenerator generator) {
@@ -189,7 +179,68 @@ final class IdService implements AutoCloseable {
     return g == null ? -1 : g.workerId();
   }
 
-  int checkCount(long count) {
+  // ---------------------------------------------------------------- requests, checked once for both protocols
+
+  Request ids(@Nullable ParentKey parent, long count) {
+    return new Request.NextIds(parent, count(count));
+  }
+
+  Request strings(@Nullable ParentKey parent, long count, String prefix, boolean date) {
+    int n = count(count);
+    return new Request.NextStrings(parent, n, format(prefix, date));
+  }
+
+  Request segmentIds(String key, @Nullable ParentKey parent, long count) {
+    int n = count(count);
+    if (!segments.containsKey(key) && !SEGMENT_KEY.matcher(key).matches()) {
+      throw ApiException.invalid("segment key must be 1 to 128 of A-Z a-z 0-9 . _ - : but was '"
+          + ParentKey.clip(key) + "'");
+    }
+    return new Request.NextSegmentIds(key, parent, n);
+  }
+
+  Request decoding(long id) {
+    return new Request.Decode(checkId(id));
+  }
+
+  Request decoding(String text, String prefix, boolean date) {
+    GeneIdStringFormat format = format(prefix, date);
+    try {
+      return new Request.Decode(format.parse(text));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.invalid(e.getMessage());
+    }
+  }
+
+  /** The route of {@code gene} for one sharding level: {@code (gene / geneDivisor) % shardingCount}. */
+  Request routing(long gene, long shardingCount, long geneDivisor) {
+    long max = layout.geneCount();
+    if (shardingCount < 1 || shardingCount > max) {
+      throw ApiException.invalid("shardingCount must be in [1, " + max + "] but was " + shardingCount);
+    }
+    if (geneDivisor < 1 || geneDivisor > max) {
+      throw ApiException.invalid("geneDivisor must be in [1, " + max + "] but was " + geneDivisor);
+    }
+    try {
+      return new Request.Route(gene, new GeneRouting((int) shardingCount, (int) geneDivisor, layout.geneBits()));
+    } catch (IllegalArgumentException e) {
+      throw ApiException.invalid(e.getMessage());
+    }
+  }
+
+  /** The gene of an id, which must not be negative. */
+  long geneOfId(long id) {
+    return layout.geneOf(checkId(id));
+  }
+
+  private static long checkId(long id) {
+    if (id < 0) {
+      throw ApiException.invalid("an id must not be negative but was " + id);
+    }
+    return id;
+  }
+
+  private int count(long count) {
     if (count < 1 || count > config.maxCount) {
       throw ApiException.invalid("count must be in [1, " + config.maxCount + "] but was " + count);
     }
@@ -211,17 +262,7 @@ final class IdService implements AutoCloseable {
     }
   }
 
-  String[] nextStrings(@Nullable ParentKey parent, int count, String prefix, boolean date) {
-    GeneIdStringFormat format = format(prefix, date);
-    long[] ids = nextIds(parent, count);
-    String[] out = new String[ids.length];
-    for (int i = 0; i < ids.length; i++) {
-      out[i] = format.format(ids[i]);
-    }
-    return out;
-  }
-
-  GeneIdStringFormat format(String prefix, boolean date) {
+  private GeneIdStringFormat format(String prefix, boolean date) {
     String key = (date ? "1" : "0") + prefix;
     GeneIdStringFormat f = formats.get(key);
     if (f == null) {
@@ -261,10 +302,6 @@ final class IdService implements AutoCloseable {
         used.set(System.nanoTime());
       }
       return g;
-    }
-    if (!SEGMENT_KEY.matcher(key).matches()) {
-      throw ApiException.invalid("segment key must be 1 to 128 of A-Z a-z 0-9 . _ - : but was '"
-          + ParentKey.clip(key) + "'");
     }
     if (!config.segmentKeys.contains(key) && !config.segmentCreateKeys) {
       throw new ApiException(ErrorCode.UNKNOWN_KEY, "segment key '" + key + "' is not configured; configured keys: "
@@ -324,37 +361,31 @@ final class IdService implements AutoCloseable {
     return s;
   }
 
-  List<SegmentState> segmentStates() {
-    List<SegmentState> out = new ArrayList<>();
+  List<Result.Segment> segmentStates() {
+    List<Result.Segment> out = new ArrayList<>();
     for (GeneSegmentGenerator g : segments.values()) {
       GeneSegmentGenerator.Status st = g.status();
-      out.add(new SegmentState(st.bizTag(), st.step(), st.remaining(), st.nextReady()));
+      out.add(new Result.Segment(st.bizTag(), st.step(), st.remaining(), st.nextReady()));
     }
-    out.sort(Comparator.comparing(SegmentState::key));
+    out.sort(Comparator.comparing(Result.Segment::key));
     return out;
   }
 
-  // ---------------------------------------------------------------- decode and route
+  // ---------------------------------------------------------------- decode, info
 
-  Decoded decode(long id) {
-    if (id < 0) {
-      throw ApiException.invalid("an id must not be negative but was " + id);
-    }
+  Result.Decoded decode(long id) {
     GeneIdParts p = layout.decode(id);
     long t = id >>> (layout.workerBits() + layout.sequenceBits() + layout.geneBits());
     String millis = BigInteger.valueOf(layout.epoch().toEpochMilli()).add(BigInteger.valueOf(t)).toString();
-    return new Decoded(id, millis, Json.instant(p.timestamp()), p.workerId(), p.sequence(), p.gene());
+    return new Result.Decoded(id, millis, Json.instant(p.timestamp()), p.workerId(), p.sequence(), p.gene());
   }
 
-  Decoded decode(String text, String prefix, boolean date) {
-    GeneIdStringFormat format = format(prefix, date);
-    long id;
-    try {
-      id = format.parse(text);
-    } catch (IllegalArgumentException e) {
-      throw ApiException.invalid(e.getMessage());
-    }
-    return decode(id);
+  Result.Info info() {
+    return new Result.Info(layout, workerId(), notReady() == null, config.maxCount, version, instance);
+  }
+
+  String metricsText() {
+    return metrics.scrape();
   }
 
   static long parseId(String text) {
@@ -368,23 +399,6 @@ final class IdService implements AutoCloseable {
     }
     throw ApiException.invalid("an id must be a decimal whole number in [0, " + Long.MAX_VALUE + "] but was '"
         + ParentKey.clip(text) + "'");
-  }
-
-  /** {@code [gene, index]}. */
-  long[] route(long gene, long shardingCount, long geneDivisor) {
-    long max = layout.geneCount();
-    if (shardingCount < 1 || shardingCount > max) {
-      throw ApiException.invalid("shardingCount must be in [1, " + max + "] but was " + shardingCount);
-    }
-    if (geneDivisor < 1 || geneDivisor > max) {
-      throw ApiException.invalid("geneDivisor must be in [1, " + max + "] but was " + geneDivisor);
-    }
-    try {
-      GeneRouting routing = new GeneRouting((int) shardingCount, (int) geneDivisor, layout.geneBits());
-      return new long[] {gene, routing.index(gene)};
-    } catch (IllegalArgumentException e) {
-      throw ApiException.invalid(e.getMessage());
-    }
   }
 
   static ApiException unavailable(@Nullable String reason) {

@@ -37,7 +37,7 @@ public final class ServerConfig {
   public static final List<String> SERVER_KEYS = List.of("host", "http-port", "grpc-port", "data-dir", "max-count",
       "max-request-bytes", "auth-tokens", "auth-tokens-file", "rate-limit", "rate-limit-burst", "access-log",
       "drain-timeout", "io-threads", "idle-timeout", "read-timeout", "max-connections", "grpc-keepalive-time",
-      "grpc-max-connection-age");
+      "grpc-max-connection-age", Tls.CERT_CHAIN, Tls.PRIVATE_KEY, Tls.CLIENT_CA);
   /** The segment store keys: {@code segment-} and the key the store's provider reads ({@link StoreKeys}). */
   static final String SEGMENT = "segment-";
   static final String SEGMENT_STORE = SegmentStores.SEGMENT_STORE;
@@ -78,6 +78,8 @@ public final class ServerConfig {
   final Duration grpcKeepAliveTime;
   final Duration grpcMaxConnectionAge;
   final Duration segmentKeyIdleTimeout;
+  /** TLS on both ports, null when off. */
+  final @Nullable Tls tls;
   /** Whether data-dir was left at its default (relative to the working directory). */
   final boolean defaultDataDir;
   /** Whether the worker id is the static default 0 (no worker-assigner, worker-id or worker-id-from-hostname). */
@@ -118,6 +120,7 @@ public final class ServerConfig {
         Duration.ofMinutes(1));
     grpcMaxConnectionAge = s.duration("grpc-max-connection-age", Duration.ofSeconds(1), Duration.ofDays(365),
         Duration.ofMinutes(30));
+    tls = Tls.read(s);
     defaultDataDir = !s.has("data-dir");
     defaultWorkerId = !s.has(WorkerIdAssigners.WORKER_ASSIGNER) && !s.has("worker-id")
         && !s.has("worker-id-from-hostname");

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.geneid.server.grpc.v1.GeneIdServiceGrpc;
 import io.geneid.server.grpc.v1.NextIdsRequest;
+import io.geneid.core.testing.TestTime;
 import io.grpc.CallOptions;
 import io.grpc.ManagedChannel;
 import io.grpc.Metadata;
@@ -182,6 +183,54 @@ class HardeningTest {
     }
   }
 
+  static ManagedChannel grpc(TestServer s) {
+    return NettyChannelBuilder.forAddress("127.0.0.1", s.server.grpcPort()).usePlaintext().build();
+  }
+
+  static int nextIds(ManagedChannel ch) {
+    return GeneIdServiceGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS)
+        .nextIds(NextIdsRequest.getDefaultInstance()).getIdsCount();
+  }
+
+  @Test
+  void aGrpcConnectionAboveTheCapIsRefusedAndTheOthersStillWork(@TempDir Path dir) throws Exception {
+    try (TestServer s = TestServer.startReady(dir, Map.of("worker-id", "53", "max-connections", "3"))) {
+      java.util.List<ManagedChannel> open = new java.util.ArrayList<>();
+      try {
+        for (int i = 0; i < 3; i++) {
+          open.add(grpc(s));
+          assertThat(nextIds(open.get(i))).isEqualTo(1);
+        }
+        ManagedChannel fourth = grpc(s);
+        StatusRuntimeException refused = org.junit.jupiter.api.Assertions.assertThrows(
+            StatusRuntimeException.class, () -> nextIds(fourth));
+        fourth.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        assertThat(refused.getStatus().getCode()).as("%s", refused.getStatus()).isEqualTo(Status.Code.UNAVAILABLE);
+        assertThat(refused.getStatus().getDescription())
+            .isEqualTo("too many connections: max-connections 3 reached; retry later or on another server");
+        assertThat(refused.getTrailers().get(GrpcApi.ERROR_CODE)).isEqualTo("unavailable");
+        for (ManagedChannel ch : open) {
+          assertThat(nextIds(ch)).as("the connections within the cap still work").isEqualTo(1);
+        }
+        open.remove(0).shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        assertThat(await(TestTime.seconds(20), () -> {
+          ManagedChannel again = grpc(s);
+          try {
+            return nextIds(again) == 1;
+          } catch (StatusRuntimeException stillFull) {
+            return false;
+          } finally {
+            again.shutdownNow();
+          }
+        })).as("a closed connection frees its place").isTrue();
+      } finally {
+        for (ManagedChannel ch : open) {
+          ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
+        }
+      }
+    }
+  }
+
   // ------------------------------------------------------------------ item 2: backpressure
 
   @Test
@@ -214,6 +263,16 @@ class HardeningTest {
         assertThat(readResponse(in)).startsWith("HTTP/1.1 200");
       }
     }
+  }
+
+  static long rejected(TestServer s) {
+    long sum = 0;
+    for (String line : s.get("/metrics").body().split("\n")) {
+      if (line.startsWith("geneid_server_rejected_total{")) {
+        sum += (long) Double.parseDouble(line.substring(line.lastIndexOf(' ') + 1));
+      }
+    }
+    return sum;
   }
 
   static long issued(TestServer s) {
@@ -372,6 +431,19 @@ class HardeningTest {
           assertThat(e.getStatus().getDescription()).matches("the request metadata is 9[0-9]{3} bytes, above "
               + "max-request-bytes 8192");
         }
+        // above the transport's bound (64 KiB here), which the server advertises as SETTINGS_MAX_HEADER_LIST_SIZE,
+        // grpc-java's client refuses the call itself (docs/server.md says so): nothing reaches the server
+        long refusedBefore = rejected(s);
+        Metadata huge = new Metadata();
+        huge.put(Metadata.Key.of("x-big", Metadata.ASCII_STRING_MARSHALLER), "x".repeat(70 * 1024));
+        StatusRuntimeException local = org.junit.jupiter.api.Assertions.assertThrows(StatusRuntimeException.class,
+            () -> GeneIdServiceGrpc.newBlockingStub(ch).withDeadlineAfter(20, TimeUnit.SECONDS)
+                .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(huge))
+                .nextIds(NextIdsRequest.getDefaultInstance()));
+        assertThat(local.getStatus().getCode()).isEqualTo(Status.Code.INTERNAL);
+        assertThat(local.getStatus().getDescription()).isEqualTo("http2 exception");
+        assertThat(local.getCause()).hasMessageContaining("Header size exceeded max allowed size (65536)");
+        assertThat(rejected(s)).as("the server saw no call").isEqualTo(refusedBefore);
       } finally {
         ch.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
       }

@@ -4,6 +4,7 @@ import static io.geneid.server.HttpApiTest.assertError;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.geneid.core.testing.TestTime;
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
 import java.nio.charset.StandardCharsets;
@@ -48,13 +49,15 @@ class LimitsTest {
 
   @Test
   void createdSegmentKeysAreBoundedAndAnIdleOneFreesItsPlace(@TempDir Path dir) {
+    // long enough that a and b (the first creates the segment table) are still in use when c is asked for
+    long idle = TestTime.millis(3_000);
     try (TestServer s = TestServer.startReady(dir, Map.of("worker-id", "51", "segment-create-keys", "true",
-        "segment-max-keys", "2", "segment-key-idle-timeout", "500ms"))) {
+        "segment-max-keys", "2", "segment-key-idle-timeout", idle + "ms"))) {
       assertThat(s.get("/v1/segments/a/ids").status()).isEqualTo(200);
       assertThat(s.get("/v1/segments/b/ids").status()).isEqualTo(200);
       assertError(s.get("/v1/segments/c/ids"), 404, "unknown_key",
           "segment key 'c' would be key number 3, above segment-max-keys 2; a created key unused for "
-              + "segment-key-idle-timeout 500 ms frees its place");
+              + "segment-key-idle-timeout " + idle + " ms frees its place");
       assertThat(HardeningTest.await(Duration.ofSeconds(30), () -> s.get("/v1/segments/c/ids").status() == 200))
           .as("idle created keys are closed and free their places").isTrue();
       assertThat(s.get("/metrics").body()).doesNotContain("key=\"a\"");
