@@ -16,31 +16,28 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
 import org.junit.jupiter.api.Test;
 import org.yaml.snakeyaml.Yaml;
 
 /**
- * The README's quick start 2 as written: its YAML (ShardingSphere builds the pools from its {@code dataSources}) and
- * its DDL, on MariaDB databases created for this run in place of {@code shop_0} and {@code shop_1}. Every other
- * YAML snippet of the README and docs/ is checked by {@code DocsSnippetsTest} in the examples module.
+ * The README's quick start 2 as written: the sharding.yaml (ShardingSphere builds the pools from its
+ * {@code dataSources}) and shop.sql of its project ({@code examples/quickstart-shardingsphere}, whose own test runs it
+ * on H2), on MariaDB databases created for this run in place of {@code shop_0} and {@code shop_1}. Every YAML snippet
+ * of the README and docs/ is checked by {@code DocsSnippetsTest} in the examples module.
  */
 @SuppressWarnings("try") // a GeneContext scope is used by being open
 class ReadmeExampleTest {
 
   @Test
   void theReadmeConfigurationRoutesAnItemToItsOrder() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    Matcher m = Pattern.compile("## Quick start 2: ShardingSphere-JDBC.*?```yaml\\n(.*?)```.*?```sql\\n(.*?)```",
-        Pattern.DOTALL).matcher(readme);
-    assertThat(m.find()).as("the yaml and sql blocks of the README's quick start 2").isTrue();
-    String ddl = m.group(2);
+    Path project = Path.of("..", "examples", "quickstart-shardingsphere");
+    String ddl = Files.readString(project.resolve("shop.sql"), StandardCharsets.UTF_8);
     String run = "gid_ss_readme_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
         .toLowerCase(Locale.ROOT);
-    String yaml = m.group(1).replace("3306/shop_", "3306/" + run + "_");
+    String yaml = Files.readString(project.resolve("src/main/resources/sharding.yaml"), StandardCharsets.UTF_8)
+        .replace("3306/shop_", "3306/" + run + "_");
     assertThat(yaml).contains(run + "_0", run + "_1");
     Backend.MARIADB.create(run + "_0");
     Backend.MARIADB.create(run + "_1");
@@ -48,7 +45,7 @@ class ReadmeExampleTest {
       for (int d = 0; d < 2; d++) {
         try (Connection c = DriverManager.getConnection(Backend.MARIADB.url(run + "_" + d), "root", "");
             Statement s = c.createStatement()) {
-          for (String statement : ddlFor(ddl, d)) { // the README's DDL, as written, for each database
+          for (String statement : ddlFor(ddl, d)) { // the project's DDL, as written, for each database
             s.execute(statement);
           }
         }
@@ -108,8 +105,9 @@ class ReadmeExampleTest {
   }
 
   /**
-   * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
-   * README places each auto table where ShardingSphere puts it), or all of them when the block has no such lines.
+   * The statements of a DDL file for database {@code d}: those after its {@code -- in shop_<d>} line (it places each
+   * auto table where ShardingSphere puts it), without their {@code shop_<d>.} qualifier, or all of them when it has
+   * no such lines.
    */
   private static List<String> ddlFor(String ddl, int d) {
     List<String> statements = new ArrayList<>();
@@ -119,7 +117,7 @@ class ReadmeExampleTest {
       if (line.startsWith("-- in shop_")) {
         mine = line.trim().equals("-- in shop_" + d);
       } else if (mine && !line.isBlank()) {
-        statements.add(line.trim().replaceAll(";$", ""));
+        statements.add(line.trim().replaceAll(";$", "").replace(" shop_" + d + ".", " "));
       }
     }
     return statements;

@@ -3,6 +3,7 @@ package io.geneid.shardingsphere;
 import io.geneid.core.GeneIdStringFormat;
 
 import io.geneid.core.segment.SegmentStoreProvider;
+import io.geneid.core.segment.SegmentStores;
 import io.geneid.core.settings.InvalidSettingException;
 import io.geneid.core.settings.SettingsReader;
 import io.geneid.core.settings.StoreKeys;
@@ -87,7 +88,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   /** The type name used in ShardingSphere configuration. */
   public static final String TYPE = "GENE_SEGMENT";
 
-  static final String SEGMENT_STORE = io.geneid.core.segment.SegmentStores.SEGMENT_STORE;
+  static final String SEGMENT_STORE = SegmentStores.SEGMENT_STORE;
   static final String BIZ_TAG = "biz-tag";
   static final String GENE_BITS = SettingsReader.GENE_BITS;
   static final String JDBC_URL = StoreKeys.JDBC_URL;
@@ -115,7 +116,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
   private static final ConcurrentMap<String, String> SETTINGS_BY_KEY = new ConcurrentHashMap<>();
 
   /** What the properties say; checked in {@link #init(Properties)}. */
-  record Settings(SegmentStores.Config store, @Nullable String bizTag, SegmentSettings generator,
+  record Settings(SharedSegmentStores.Config store, @Nullable String bizTag, SegmentSettings generator,
       io.geneid.core.@Nullable GeneIdStringFormat strings) {
 
     /** The settings that must agree between configurations sharing one generator. */
@@ -163,7 +164,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     List<String> allowed = new ArrayList<>(GENERATOR_PROPERTIES);
     allowed.addAll(storeType.equals("jdbc") ? JDBC_PROPERTIES : REDIS_PROPERTIES);
     SettingsReader p = AlgorithmProps.of(TYPE, props, allowed);
-    SegmentStoreProvider provider = SegmentStores.provider(storeType, SEGMENT_STORE);
+    SegmentStoreProvider provider = SharedSegmentStores.provider(storeType, SEGMENT_STORE);
 
     String bizTag = null;
     if (p.has(BIZ_TAG)) {
@@ -180,7 +181,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     this.settings = parsed;
   }
 
-  private static SegmentStores.Config store(String type, SegmentStoreProvider provider, SettingsReader p) {
+  private static SharedSegmentStores.Config store(String type, SegmentStoreProvider provider, SettingsReader p) {
     Map<String, String> props = new TreeMap<>();
     if (type.equals("jdbc")) {
       String url = p.requiredString(JDBC_URL, "a JDBC URL such as jdbc:mariadb://127.0.0.1:3306/app");
@@ -223,7 +224,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
     keyProps.computeIfPresent(JDBC_PASSWORD, (k, v) -> "#" + Integer.toHexString(v.hashCode()));
     keyProps.remove(JDBC_CREATE_TABLE);
     keyProps.remove(REDIS_ALLOW_WITHOUT_PERSISTENCE);
-    return new SegmentStores.Config(type, type + keyProps, Map.copyOf(props));
+    return new SharedSegmentStores.Config(type, type + keyProps, Map.copyOf(props));
   }
 
   private static String registryKey(Settings s, String tag) {
@@ -302,7 +303,7 @@ public final class GeneSegmentKeyGenerateAlgorithm implements KeyGenerateAlgorit
       checkConflict(s, tag);
     }
     GeneSegmentGenerator generator = (GeneSegmentGenerator) GeneIdRegistry.shared(key, () -> {
-      GeneSegmentGenerator created = GeneSegmentGenerator.builder(SegmentStores.shared(s.store()), tag)
+      GeneSegmentGenerator created = GeneSegmentGenerator.builder(SharedSegmentStores.shared(s.store()), tag)
           .settings(s.generator()).build();
       LOG.info("{} issues ids of tag '{}' from {}", TYPE, tag, created);
       return created;

@@ -74,13 +74,19 @@ public final class GeneShardingCheck {
   }
 
   /**
-   * The problems of a ShardingSphere data source's gene sharding, one sentence each; empty when none.
+   * The problems of a ShardingSphere data source's gene sharding, one sentence each; empty when none. A data source
+   * built lazily (a pool over {@code jdbc:shardingsphere:}) that refuses to start because its rule disagrees with
+   * itself on the gene bits ({@link GeneShardingCheckListener}) has those disagreements as its problems.
    *
    * @throws IllegalArgumentException if {@code dataSource} is not a ShardingSphere-JDBC data source
    * @throws IllegalStateException if no connection could be opened, with the cause
    */
   public static List<String> problems(DataSource dataSource) {
-    return withRule(dataSource, GeneShardingCheck::problems);
+    try {
+      return withRule(dataSource, GeneShardingCheck::problems);
+    } catch (RuntimeException e) {
+      return GeneShardingCheckListener.refused(e).orElseThrow(() -> e);
+    }
   }
 
   /**
@@ -159,26 +165,7 @@ public final class GeneShardingCheck {
     if (dbAlgorithm == null && tableAlgorithm == null) {
       return;
     }
-    KeyGenerateAlgorithm keyGenerator = table.getKeyGeneratorName() == null ? rule.getDefaultKeyGenerateAlgorithm()
-        : rule.getKeyGenerators().get(table.getKeyGeneratorName());
-    int keyBits = keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm
-        ? ((GeneSnowflakeKeyGenerateAlgorithm) keyGenerator).layout().geneBits()
-        : keyGenerator instanceof GeneSegmentKeyGenerateAlgorithm
-            ? ((GeneSegmentKeyGenerateAlgorithm) keyGenerator).geneBits()
-            : keyGenerator instanceof GeneServerKeyGenerateAlgorithm
-                ? ((GeneServerKeyGenerateAlgorithm) keyGenerator).geneBits() : -1;
-    if (keyBits >= 0 && table.getGenerateKeyColumn().isPresent()) {
-      for (GeneShardingAlgorithm algorithm : new GeneShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
-        if (algorithm != null && algorithm.geneBits() != keyBits) {
-          problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues ids with gene-bits="
-              + keyBits + " but " + algorithm + " reads gene-bits=" + algorithm.geneBits()
-              + "; set the same gene-bits on both");
-        }
-      }
-    }
-    if (dbAlgorithm != null && tableAlgorithm != null && dbAlgorithm.geneBits() != tableAlgorithm.geneBits()) {
-      problems.add(name + ": database algorithm " + dbAlgorithm + " and table algorithm " + tableAlgorithm
-          + " read different gene-bits");
+    if (!geneBitsAgree(rule, table, dbAlgorithm, tableAlgorithm, problems)) {
       return;
     }
     boolean dbSimulable = dbAlgorithm != null || isNone(dbStrategy);
@@ -238,6 +225,54 @@ public final class GeneShardingCheck {
     if (unreachable.isEmpty() && failures.isEmpty()) {
       LOG.debug("{}: every gene routes to a configured node and every node is reached", name);
     }
+  }
+
+  /**
+   * The gene-bits disagreements of a sharding rule: a table's key generator against its gene algorithms, or its
+   * database algorithm against its table algorithm. Unlike the other problems these never depend on what the
+   * application does: ids the rule issues itself would route by the wrong bits. {@link GeneShardingCheckListener}
+   * refuses a data source that has any.
+   */
+  static List<String> geneBitsProblems(ShardingRule rule) {
+    List<String> problems = new ArrayList<>();
+    for (ShardingTable table : rule.getShardingTables().values()) {
+      GeneShardingAlgorithm dbAlgorithm = geneAlgorithm(rule, rule.getDatabaseShardingStrategyConfiguration(table));
+      GeneShardingAlgorithm tableAlgorithm = geneAlgorithm(rule, rule.getTableShardingStrategyConfiguration(table));
+      if (dbAlgorithm != null || tableAlgorithm != null) {
+        geneBitsAgree(rule, table, dbAlgorithm, tableAlgorithm, problems);
+      }
+    }
+    return problems;
+  }
+
+  /** Adds the gene-bits disagreements of a table to {@code problems}; false when its two levels disagree. */
+  private static boolean geneBitsAgree(ShardingRule rule, ShardingTable table,
+      @Nullable GeneShardingAlgorithm dbAlgorithm, @Nullable GeneShardingAlgorithm tableAlgorithm,
+      List<String> problems) {
+    String name = table.getLogicTable();
+    KeyGenerateAlgorithm keyGenerator = table.getKeyGeneratorName() == null ? rule.getDefaultKeyGenerateAlgorithm()
+        : rule.getKeyGenerators().get(table.getKeyGeneratorName());
+    int keyBits = keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm
+        ? ((GeneSnowflakeKeyGenerateAlgorithm) keyGenerator).layout().geneBits()
+        : keyGenerator instanceof GeneSegmentKeyGenerateAlgorithm
+            ? ((GeneSegmentKeyGenerateAlgorithm) keyGenerator).geneBits()
+            : keyGenerator instanceof GeneServerKeyGenerateAlgorithm
+                ? ((GeneServerKeyGenerateAlgorithm) keyGenerator).geneBits() : -1;
+    if (keyBits >= 0 && table.getGenerateKeyColumn().isPresent()) {
+      for (GeneShardingAlgorithm algorithm : new GeneShardingAlgorithm[] {dbAlgorithm, tableAlgorithm}) {
+        if (algorithm != null && algorithm.geneBits() != keyBits) {
+          problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues ids with gene-bits="
+              + keyBits + " but " + algorithm + " reads gene-bits=" + algorithm.geneBits()
+              + "; set the same gene-bits on both");
+        }
+      }
+    }
+    if (dbAlgorithm != null && tableAlgorithm != null && dbAlgorithm.geneBits() != tableAlgorithm.geneBits()) {
+      problems.add(name + ": database algorithm " + dbAlgorithm + " and table algorithm " + tableAlgorithm
+          + " read different gene-bits");
+      return false;
+    }
+    return true;
   }
 
   /**

@@ -13,7 +13,8 @@
  *   <li>{@link io.geneid.shardingsphere.GeneModShardingAlgorithm} — sharding algorithm type {@code GENE_MOD}, the
  *       same routing for {@code tables}, at the database and the table level;
  *   <li>{@link io.geneid.shardingsphere.GeneShardingCheck} — a start-up check of a sharded data source: every
- *       configured node reachable by some gene, generator and algorithms agreeing on the gene bits.
+ *       configured node reachable by some gene, generator and algorithms agreeing on the gene bits (the data
+ *       source itself refuses gene bits that differ: {@link io.geneid.shardingsphere.GeneShardingCheckListener}).
  * </ul>
  *
  * <p>Every type here is non-null unless marked {@code @Nullable}.

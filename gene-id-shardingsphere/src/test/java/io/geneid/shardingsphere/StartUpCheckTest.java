@@ -3,8 +3,10 @@ package io.geneid.shardingsphere;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import java.nio.charset.StandardCharsets;
 import java.sql.SQLException;
 import javax.sql.DataSource;
+import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFactory;
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.assertj.core.groups.Tuple;
 import org.junit.jupiter.api.AfterAll;
@@ -40,6 +42,46 @@ class StartUpCheckTest {
       }
     }
     throw new AssertionError("no IllegalArgumentException or IllegalStateException in the chain", thrown);
+  }
+
+  /**
+   * A plain YAML file (no Spring, no call to {@link GeneShardingCheck}): a key generator whose ids carry 5 gene bits
+   * over a {@code GENE_MOD} that reads its default 6 would split children from their parents, so building the data
+   * source fails, listing the mistake as the Spring starter lists it (#42 item 6).
+   */
+  @Test
+  void aPlainYamlDataSourceWhoseKeyGeneratorHasOtherGeneBitsIsRefusedWhenBuilt() {
+    String yaml = """
+        databaseName: gene_plain
+        dataSources:
+          ds_0: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, driverClassName: org.h2.Driver,
+                 jdbcUrl: 'jdbc:h2:mem:gid_plain_yaml_0;DB_CLOSE_DELAY=-1', username: sa, password: ''}
+          ds_1: {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, driverClassName: org.h2.Driver,
+                 jdbcUrl: 'jdbc:h2:mem:gid_plain_yaml_1;DB_CLOSE_DELAY=-1', username: sa, password: ''}
+        rules:
+        - !SHARDING
+          tables:
+            t_order:
+              actualDataNodes: ds_${0..1}.t_order
+              databaseStrategy:
+                standard: {shardingColumn: id, shardingAlgorithmName: gene_db}
+              keyGenerateStrategy: {column: id, keyGeneratorName: ids}
+          shardingAlgorithms:
+            gene_db:
+              type: GENE_MOD
+              props: {sharding-count: 2}
+          keyGenerators:
+            ids:
+              type: GENE_SNOWFLAKE
+              props: {worker-id: '1', gene-bits: 5, timestamp-bits: 42}
+        """;
+    assertThatThrownBy(() -> YamlShardingSphereDataSourceFactory.createDataSource(
+        yaml.getBytes(StandardCharsets.UTF_8)))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessage("the ShardingSphere data source of database 'gene_plain' has gene sharding mistakes (set the"
+            + " system property gene-id.sharding-check=false to start anyway):\n"
+            + "  - t_order: key generator 'ids' issues ids with gene-bits=5 but GENE_MOD[sharding-count=2,"
+            + " gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits on both");
   }
 
   /** The gene algorithms of a rule, for comparing with ids no key generator of the rule describes (#30). */
@@ -114,12 +156,12 @@ class StartUpCheckTest {
   }
 
   @Test
-  void segmentGeneBitsThatDifferFromTheAlgorithmsAreReported() throws Exception {
-    DataSource ds = databases.shardingSphere(Rules.withKeyGenerator("GENE_SEGMENT",
-        "segment-store: redis\nredis-uri: redis://127.0.0.1:1\ngene-bits: 4"));
-    assertThat(GeneShardingCheck.problems(ds)).contains("t_order: key generator 'ids' issues ids with gene-bits=4"
-        + " but GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits on"
-        + " both");
+  void segmentGeneBitsThatDifferFromTheAlgorithmsStopStartUp() {
+    Throwable t = failure(() -> databases.shardingSphere(Rules.withKeyGenerator("GENE_SEGMENT",
+        "segment-store: redis\nredis-uri: redis://127.0.0.1:1\ngene-bits: 4")));
+    assertThat(t).hasMessageStartingWith("the ShardingSphere data source of database 'gene_e2e' has gene sharding"
+        + " mistakes").hasMessageContaining("\n  - t_order: key generator 'ids' issues ids with gene-bits=4 but"
+        + " GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits on both");
   }
 
   @Test
@@ -144,16 +186,25 @@ class StartUpCheckTest {
     assertThat(t).hasMessage("GENE_MOD property 'sharding-count' must be in [1, 4] but was 8");
   }
 
+  /** With the check turned off the data source starts, and {@link GeneShardingCheck#verify} still reports. */
   @Test
-  void geneBitsThatDifferBetweenGeneratorAndAlgorithmAreReported() throws Exception {
-    DataSource ds = databases.shardingSphere(Rules.yaml("GENE_SNOWFLAKE",
-        "worker-id: 1\ngene-bits: 8\ntimestamp-bits: 39", "sharding-count: 2", DIVISOR_2));
+  void geneBitsThatDifferBetweenGeneratorAndAlgorithmAreReportedWhenTheStartUpCheckIsOff() throws Exception {
+    String rules = Rules.yaml("GENE_SNOWFLAKE", "worker-id: 1\ngene-bits: 8\ntimestamp-bits: 39", "sharding-count: 2",
+        DIVISOR_2);
+    String line = "t_order: key generator 'ids' issues ids with gene-bits=8 but GENE_MOD[sharding-count=2,"
+        + " gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits on both";
+    assertThat(failure(() -> databases.shardingSphere(rules))).hasMessageContaining(line);
+    DataSource ds;
+    System.setProperty(GeneShardingCheckListener.SWITCH, "false");
+    try {
+      ds = databases.shardingSphere(rules);
+    } finally {
+      System.clearProperty(GeneShardingCheckListener.SWITCH);
+    }
     assertThatThrownBy(() -> GeneShardingCheck.verify(ds))
         .isInstanceOf(IllegalStateException.class)
         .hasMessageStartingWith("gene sharding configuration is wrong:")
-        .hasMessageContaining("t_order: key generator 'ids' issues ids with gene-bits=8 but"
-            + " GENE_MOD[sharding-count=2, gene-divisor=1, gene-bits=6] reads gene-bits=6; set the same gene-bits"
-            + " on both")
+        .hasMessageContaining(line)
         .hasMessageContaining("t_item: key generator 'ids' issues ids with gene-bits=8 but"
             + " GENE_MOD[sharding-count=2, gene-divisor=2, gene-bits=6] reads gene-bits=6");
   }

@@ -72,7 +72,7 @@ class SecretsNeverPrintedTest {
 
   @SpringBootConfiguration
   @ImportAutoConfiguration({GeneIdAutoConfiguration.class, GeneIdActuatorAutoConfiguration.class,
-      io.geneid.spring.boot.actuate.GeneIdHealthAutoConfiguration.class, EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class})
+      io.geneid.spring.boot3.actuate.GeneIdHealthAutoConfiguration.class, EndpointAutoConfiguration.class, HealthContributorAutoConfiguration.class})
   static class App {}
 
   @BeforeAll

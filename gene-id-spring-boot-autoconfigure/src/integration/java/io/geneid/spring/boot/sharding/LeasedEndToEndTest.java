@@ -10,7 +10,6 @@ import io.geneid.spring.boot.sharding.ShardingTestApplication.Order;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItem;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItemMapper;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderMapper;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -28,8 +27,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -38,9 +35,10 @@ import org.springframework.context.ConfigurableApplicationContext;
 
 /**
  * End to end as users run it, on both Spring Boot lines (the Boot 4 starter runs this class too): MyBatis-Plus
- * inserts orders and their items into ShardingSphere-JDBC with {@code GENE_MOD} over two MariaDB databases of two
- * tables (the README's quick start 1), the worker id leased from Redis or from a MariaDB table. Two threads insert;
- * every item lands in its order's database and table, no id repeats, and every id carries the leased worker id.
+ * inserts orders and their items into ShardingSphere-JDBC with {@code GENE_MOD_AUTO} over four tables in two MariaDB
+ * databases (the sharding.yaml and shop.sql of quick start 1's project, {@code examples/quickstart-spring-boot}), the
+ * worker id leased from Redis or from a MariaDB table. Two threads insert; every item lands in its order's database
+ * and table, no id repeats, and every id carries the leased worker id.
  */
 class LeasedEndToEndTest {
 
@@ -53,16 +51,14 @@ class LeasedEndToEndTest {
   @ParameterizedTest
   @ValueSource(strings = {"redis", "jdbc"})
   void ordersAndItemsThroughMybatisPlusAndShardingSphereWithALeasedWorkerId(String store) throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    Matcher m = Pattern.compile("## Quick start 1:.*?```yaml\\n.*?```.*?```yaml\\n(.*?)```.*?```sql\\n(.*?)```",
-        Pattern.DOTALL).matcher(readme);
-    assertThat(m.find()).as("sharding.yaml and the DDL of the README's quick start 1").isTrue();
+    ReadmeQuickStartTest.QuickStart quickStart = ReadmeQuickStartTest.QuickStart.read();
     String run = "gid_e2e_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
         .toLowerCase(Locale.ROOT);
-    Path sharding = Files.writeString(dir.resolve("sharding.yaml"), m.group(1).replace("3306/shop_", "3306/" + run + "_"));
+    Path sharding = Files.writeString(dir.resolve("sharding.yaml"),
+        quickStart.sharding().replace("3306/shop_", "3306/" + run + "_"));
     for (int d = 0; d < 2; d++) {
       execute(ROOT + "test", "CREATE DATABASE " + run + "_" + d);
-      for (String statement : ReadmeQuickStartTest.ddlFor(m.group(2), d)) {
+      for (String statement : ReadmeQuickStartTest.ddlFor(quickStart.ddl(), d)) {
         execute(ROOT + run + "_" + d, statement);
       }
     }

@@ -7,6 +7,7 @@ import io.geneid.spring.boot.sharding.ShardingTestApplication.Order;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItem;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderItemMapper;
 import io.geneid.spring.boot.sharding.ShardingTestApplication.OrderMapper;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -18,18 +19,17 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.springframework.boot.builder.SpringApplicationBuilder;
 import org.springframework.context.ConfigurableApplicationContext;
 
 /**
- * The README's quick start 1 as written: its application.yaml, its sharding.yaml and its DDL, on MariaDB databases
- * created for this run in place of {@code shop_0} and {@code shop_1}, with the entities and mappers it shows
- * ({@link ShardingTestApplication} has the same ones). An order and its item are inserted through MyBatis-Plus; the
- * item lands in its order's database and table, and a query by order id finds it.
+ * The README's quick start 1 as written: the application.yaml, sharding.yaml and shop.sql of its project
+ * ({@code examples/quickstart-spring-boot}, whose own test runs it on H2), on MariaDB databases created for this run
+ * in place of {@code shop_0} and {@code shop_1}, with the entities and mappers it shows ({@link ShardingTestApplication}
+ * has the same ones). An order and its item are inserted through MyBatis-Plus; the item lands in its order's database
+ * and table, and a query by order id finds it.
  */
 class ReadmeQuickStartTest {
 
@@ -39,25 +39,22 @@ class ReadmeQuickStartTest {
 
   @Test
   void quickStartOneRunsAsWritten() throws Exception {
-    String readme = Files.readString(Path.of("..", "README.md"), StandardCharsets.UTF_8);
-    Matcher m = Pattern.compile("## Quick start 1:.*?```yaml\\n(.*?)```.*?```yaml\\n(.*?)```.*?```sql\\n(.*?)```",
-        Pattern.DOTALL).matcher(readme);
-    assertThat(m.find()).as("application.yaml, sharding.yaml and the DDL of the README's quick start 1").isTrue();
+    QuickStart quickStart = QuickStart.read();
     String run = "gid_qs1_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
         .toLowerCase(Locale.ROOT);
-    Path application = Files.writeString(dir.resolve("application.yaml"), m.group(1));
-    String sharding = m.group(2).replace("3306/shop_", "3306/" + run + "_");
+    Path application = Files.writeString(dir.resolve("application.yaml"), quickStart.application());
+    String sharding = quickStart.sharding().replace("3306/shop_", "3306/" + run + "_");
     assertThat(sharding).contains(run + "_0", run + "_1");
     Path shardingFile = Files.writeString(dir.resolve("sharding.yaml"), sharding);
     for (int d = 0; d < 2; d++) {
       execute(ROOT + "test", "CREATE DATABASE " + run + "_" + d);
-      for (String statement : ddlFor(m.group(3), d)) {
+      for (String statement : ddlFor(quickStart.ddl(), d)) {
         execute(ROOT + run + "_" + d, statement);
       }
     }
     try (ConfigurableApplicationContext context = new SpringApplicationBuilder(ShardingTestApplication.class)
         .run("--spring.config.location=file:" + application,
-            // the README's classpath:sharding.yaml, from where this test wrote it
+            // the project's classpath:sharding.yaml, from where this test wrote it
             "--spring.datasource.url=jdbc:shardingsphere:absolutepath:" + shardingFile)) {
       OrderMapper orders = context.getBean(OrderMapper.class);
       OrderItemMapper items = context.getBean(OrderItemMapper.class);
@@ -91,10 +88,21 @@ class ReadmeQuickStartTest {
     }
   }
 
+  /** The files of quick start 1's project, {@code examples/quickstart-spring-boot}. */
+  record QuickStart(String application, String sharding, String ddl) {
+    static QuickStart read() throws IOException {
+      Path project = Path.of("..", "examples", "quickstart-spring-boot");
+      return new QuickStart(
+          Files.readString(project.resolve("src/main/resources/application.yaml"), StandardCharsets.UTF_8),
+          Files.readString(project.resolve("src/main/resources/sharding.yaml"), StandardCharsets.UTF_8),
+          Files.readString(project.resolve("shop.sql"), StandardCharsets.UTF_8));
+    }
+  }
+
   /**
-   * The statements of a README DDL block for database {@code d}: those after its {@code -- in shop_<d>} line (the
-   * README places each auto table where ShardingSphere puts it), without their {@code shop_<d>.} qualifier, or all
-   * of them when the block has no such lines.
+   * The statements of a DDL file for database {@code d}: those after its {@code -- in shop_<d>} line (it places
+   * each auto table where ShardingSphere puts it), without their {@code shop_<d>.} qualifier, or all of them when it
+   * has no such lines.
    */
   static List<String> ddlFor(String ddl, int d) {
     List<String> statements = new ArrayList<>();

@@ -33,6 +33,20 @@ class GeneIdShardingCheckTest {
         });
   }
 
+  /** The data source refuses a key generator whose gene bits its algorithm does not read; the starter says the same. */
+  @Test
+  void aKeyGeneratorWithOtherGeneBitsStopsTheStartUpWithTheDataSourcesOwnLines() {
+    runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next(),
+        "spring.datasource.url=jdbc:shardingsphere:classpath:gene-id-sharding-gene-bits.yaml").run(context -> {
+          assertThat(context).hasFailed();
+          assertThat(context.getStartupFailure()).isInstanceOf(InvalidGeneIdPropertyException.class)
+              .hasMessage("the ShardingSphere data source 'dataSource' has gene sharding mistakes (set"
+                  + " gene-id.sharding-check=false to start anyway):\n  - t_order: key generator 'ids' issues ids"
+                  + " with gene-bits=5 but GENE_MOD_AUTO[sharding-count=4, gene-bits=6] reads gene-bits=6; set the"
+                  + " same gene-bits on both");
+        });
+  }
+
   @Test
   void theCheckCanBeTurnedOffAndASoundConfigurationPasses() {
     runner.withPropertyValues("gene-id.worker-id=" + TestWorkerIds.next(), "gene-id.sharding-check=false",

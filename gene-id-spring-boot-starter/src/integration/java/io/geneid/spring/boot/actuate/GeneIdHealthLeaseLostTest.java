@@ -9,6 +9,8 @@ import io.geneid.core.testing.TcpProxy;
 import io.geneid.redis.RedisWorkerIdAssigner;
 import io.geneid.redis.TestRedis;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
+import io.geneid.spring.boot3.actuate.GeneIdHealthAutoConfiguration;
+import io.geneid.spring.boot3.actuate.GeneIdHealthIndicator;
 import java.time.Duration;
 import java.util.Map;
 import org.junit.jupiter.api.Test;

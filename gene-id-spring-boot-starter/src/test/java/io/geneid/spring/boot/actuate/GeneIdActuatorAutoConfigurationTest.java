@@ -13,6 +13,8 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 import io.geneid.micrometer.GeneIdMetrics;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
+import io.geneid.spring.boot3.actuate.GeneIdHealthAutoConfiguration;
+import io.geneid.spring.boot3.actuate.GeneIdHealthIndicator;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import java.nio.file.Path;

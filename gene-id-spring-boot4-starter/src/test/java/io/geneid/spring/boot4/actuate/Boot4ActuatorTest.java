@@ -66,7 +66,7 @@ class Boot4ActuatorTest {
     assertThat(lists.toString()).contains(GeneIdHealthAutoConfiguration.class.getName(),
             io.geneid.spring.boot4.json.GeneIdJacksonAutoConfiguration.class.getName(),
             GeneIdAutoConfiguration.class.getName(), GeneIdActuatorAutoConfiguration.class.getName())
-        .doesNotContain("io.geneid.spring.boot.actuate.GeneIdHealthAutoConfiguration",
-            "io.geneid.spring.boot.json.GeneIdJacksonAutoConfiguration");
+        .doesNotContain("io.geneid.spring.boot3.actuate.GeneIdHealthAutoConfiguration",
+            "io.geneid.spring.boot3.json.GeneIdJacksonAutoConfiguration");
   }
 }

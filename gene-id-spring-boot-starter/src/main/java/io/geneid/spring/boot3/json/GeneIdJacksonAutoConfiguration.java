@@ -1,4 +1,4 @@
-package io.geneid.spring.boot.json;
+package io.geneid.spring.boot3.json;
 
 import com.fasterxml.jackson.databind.BeanDescription;
 import com.fasterxml.jackson.databind.Module;
@@ -9,8 +9,8 @@ import com.fasterxml.jackson.databind.ser.BeanPropertyWriter;
 import com.fasterxml.jackson.databind.ser.BeanSerializerModifier;
 import com.fasterxml.jackson.databind.ser.std.ToStringSerializer;
 import io.geneid.spring.boot.GeneIdProperties;
+import io.geneid.spring.boot.json.JsonIds;
 import java.util.List;
-import org.jspecify.annotations.NullMarked;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
@@ -24,8 +24,6 @@ import org.springframework.context.annotation.Bean;
 @AutoConfiguration(beforeName = "org.springframework.boot.autoconfigure.jackson.JacksonAutoConfiguration")
 @ConditionalOnClass(ObjectMapper.class)
 @ConditionalOnProperty(prefix = GeneIdProperties.PREFIX, name = "json.ids-as-strings", havingValue = "true")
-// the package-info of this package is in gene-id-spring-boot-autoconfigure: one package over two jars
-@NullMarked
 public class GeneIdJacksonAutoConfiguration {
 
   /** The module; Spring Boot registers every {@link Module} bean with its ObjectMapper. */

@@ -1,9 +1,9 @@
-package io.geneid.spring.boot.actuate;
+package io.geneid.spring.boot3.actuate;
 
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.spring.boot.GeneIdAutoConfiguration;
+import io.geneid.spring.boot.actuate.GeneIdHealthProperties;
 import java.util.Map;
-import org.jspecify.annotations.NullMarked;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.boot.actuate.autoconfigure.health.ConditionalOnEnabledHealthIndicator;
 import org.springframework.boot.actuate.health.HealthIndicator;
@@ -23,8 +23,6 @@ import org.springframework.context.annotation.Bean;
 @ConditionalOnEnabledHealthIndicator("geneid")
 @ConditionalOnBean(GeneIdGenerator.class)
 @EnableConfigurationProperties(GeneIdHealthProperties.class)
-// the package-info of this package is in gene-id-spring-boot-autoconfigure: one package over two jars
-@NullMarked
 public class GeneIdHealthAutoConfiguration {
 
   /**

@@ -1,17 +1,15 @@
-package io.geneid.spring.boot.actuate;
+package io.geneid.spring.boot3.actuate;
 
 import io.geneid.core.GeneIdGenerator;
+import io.geneid.spring.boot.actuate.GeneIdHealth;
 import java.time.Duration;
 import java.util.Map;
-import org.jspecify.annotations.NullMarked;
 import org.jspecify.annotations.Nullable;
 import org.springframework.boot.actuate.health.Health;
 import org.springframework.boot.actuate.health.HealthIndicator;
 import org.springframework.boot.actuate.health.Status;
 
 /** The {@code geneid} health indicator of Spring Boot 3: reports {@link GeneIdHealth}. */
-// the package-info of this package is in gene-id-spring-boot-autoconfigure: one package over two jars
-@NullMarked
 public class GeneIdHealthIndicator implements HealthIndicator {
 
   private final GeneIdHealth health;
