@@ -71,6 +71,15 @@ import org.jspecify.annotations.Nullable;
  * back between the runs; a mark kept outside the process ({@link StaticWorkerIdAssigner}'s mark file, a lease store)
  * covers that too.
  *
+ * <h2>Threads</h2>
+ * Every id, on every path, is one compare-and-set that moves its gene's word from the state it read to the next
+ * (millisecond, sequence); the word only grows, so two calls never take the same pair, whatever the threads, and no
+ * thread keeps sequence numbers of its own. The same compare-and-set orders the ids of a gene across threads: an id
+ * made after another id of its gene was seen (after it in the Java memory model's happens-before order) is larger.
+ * What a thread keeps for itself is only its walk over the genes of {@link #nextId()} (see {@link GeneSpread}: threads
+ * issuing fast take lanes of disjoint genes, so that they do not write each other's gene words); an id costs no
+ * allocation and no call through an interface but the clock's on the slower paths.
+ *
  * <p>Ids of one gene strictly increase. Ids are positive.
  */
 public final class GeneSnowflakeGenerator implements GeneIdGenerator {
