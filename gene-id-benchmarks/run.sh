@@ -87,8 +87,9 @@ jmh() { # name threads forks regex [more JMH options]
 # the 2-thread cost rows run FORKS forks and the report shows the lowest and highest fork beside the score.
 jmh generators-1-thread 1 "$FORKS" "$GENERATORS"
 jmh generators-2-threads 2 "$FORKS" "$GENERATORS"
-jmh cost-1-thread 1 1 "$COSTS"
-jmh cost-2-threads 2 "$FORKS" "$COSTS"
+# the cost rows also record the CPU time per id of the calling threads (the goal of #44 is read from it)
+jmh cost-1-thread 1 1 "$COSTS" -prof io.geneid.benchmarks.CpuTimeProfiler
+jmh cost-2-threads 2 "$FORKS" "$COSTS" -prof io.geneid.benchmarks.CpuTimeProfiler
 jmh end-to-end 1 1 "$E2E"
 
 # shellcheck disable=SC2086

@@ -33,7 +33,7 @@ class GeneSpreadTest {
   }
 
   @ParameterizedTest
-  @ValueSource(ints = {0, 1, 2, 3, 5, 6, 7, 10, 16})
+  @ValueSource(ints = {0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 16})
   void everyCycleOfOneThreadCarriesEveryGeneExactlyOnce(int geneBits) {
     GeneSpread spread = new GeneSpread(geneBits);
     for (int c = 0; c < 3; c++) {
@@ -43,20 +43,38 @@ class GeneSpreadTest {
     }
   }
 
-  @Test
-  void alignedBlocksOfTwoToTheKCallsCoverEveryResidueModuloTwoToTheK() {
-    GeneSpread spread = new GeneSpread(6);
+  /** Also where a cycle is one block of fewer than 64 positions (G up to 5) or several blocks (G above 6). */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 2, 3, 4, 5, 6, 7, 9})
+  void alignedBlocksOfTwoToTheKCallsCoverEveryResidueModuloTwoToTheK(int geneBits) {
+    GeneSpread spread = new GeneSpread(geneBits);
+    int n = 1 << geneBits;
     for (int c = 0; c < 20; c++) {
       int[] genes = cycle(spread);
-      for (int k = 1; k <= 6; k++) {
+      for (int k = 1; k <= geneBits; k++) {
         int block = 1 << k;
-        for (int start = 0; start < 64; start += block) {
+        for (int start = 0; start < n; start += block) {
           int s = start;
           assertThat(IntStream.range(s, s + block).map(i -> genes[i] % block).distinct().count())
-              .as("cycle %d, block of %d at %d", c, block, start).isEqualTo(block);
+              .as("G %d, cycle %d, block of %d at %d", geneBits, c, block, start).isEqualTo(block);
         }
       }
     }
+  }
+
+  /**
+   * The walks of a cycle are spread evenly over every walk the construction allows: with G = 3 there are 2^7 of
+   * them (7 flips), and 12,800 cycles should draw each about 100 times.
+   */
+  @Test
+  void everyWalkOfEightIsDrawnAlike() {
+    GeneSpread spread = new GeneSpread(3);
+    java.util.Map<List<Integer>, Integer> seen = new java.util.HashMap<>();
+    for (int c = 0; c < 12_800; c++) {
+      seen.merge(IntStream.of(cycle(spread)).boxed().toList(), 1, Integer::sum);
+    }
+    assertThat(seen).hasSize(128);
+    assertThat(seen.values()).allSatisfy(count -> assertThat(count).isBetween(50, 160));
   }
 
   @Test

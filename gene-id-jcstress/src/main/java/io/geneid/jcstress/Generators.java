@@ -12,6 +12,9 @@ final class Generators {
   /** Two ids per gene per millisecond (S = 1), so a few calls already roll into borrowed milliseconds. */
   static final GeneIdLayout NARROW = GeneIdLayout.builder().timestampBits(48).workerBits(8).sequenceBits(1)
       .geneBits(6).build();
+  /** Two genes (G = 1) of two ids per millisecond each: two threads walking the genes meet on both at once. */
+  static final GeneIdLayout TWO_GENES = GeneIdLayout.builder().timestampBits(53).workerBits(8).sequenceBits(1)
+      .geneBits(1).build();
   /** A fixed "now", one second after the epoch. */
   static final long NOW = NARROW.epoch().toEpochMilli() + 1_000;
   /** The gene every actor asks for. */
@@ -25,6 +28,15 @@ final class Generators {
    */
   static GeneSnowflakeGenerator generator(GeneClock clock, long maxBorrowMillis) {
     return GeneSnowflakeGenerator.builder().layout(NARROW).workerId(7).clock(clock).maxBorrowMillis(maxBorrowMillis)
+        .capacityWarningHorizon(Duration.ZERO).buildUnshared();
+  }
+
+  /**
+   * A generator of its own on {@link GeneClock#system()}, which issues an id of a millisecond under way at the reading
+   * the clock thread keeps (the path of production), borrowing up to 10 ms.
+   */
+  static GeneSnowflakeGenerator systemClock(GeneIdLayout layout) {
+    return GeneSnowflakeGenerator.builder().layout(layout).workerId(7).maxBorrowMillis(10)
         .capacityWarningHorizon(Duration.ZERO).buildUnshared();
   }
 

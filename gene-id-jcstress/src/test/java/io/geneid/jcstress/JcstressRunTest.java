@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Test;
  */
 class JcstressRunTest {
 
-  private static final List<String> TESTS = List.of("OneGeneOneMillisecond", "BorrowedMilliseconds", "ClockTick");
+  private static final List<String> TESTS = List.of("OneGeneOneMillisecond", "BorrowedMilliseconds", "ClockTick",
+      "SystemClockSpread", "SystemClockOrder");
 
   @Test
   void noInterleavingIssuesADuplicate() throws Exception {

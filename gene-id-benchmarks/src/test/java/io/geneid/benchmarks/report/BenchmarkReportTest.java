@@ -24,6 +24,29 @@ class BenchmarkReportTest {
         + "\"secondaryMetrics\":{" + secondary + "}}";
   }
 
+  /** The cost rows carry the CPU time per id beside the average time, and the guarded row says whether #44 holds. */
+  @Test
+  void costRowsShowTheCpuTimePerIdAndTheGoalOfIssue44() throws Exception {
+    String cpu1 = "\"cpu.worker\":{\"score\":9.5,\"scoreError\":\"NaN\",\"scoreUnit\":\"ns/op\"}";
+    String cpu2 = "\"cpu.worker\":{\"score\":12.0,\"scoreError\":\"NaN\",\"scoreUnit\":\"ns/op\"}";
+    Files.writeString(dir.resolve("cost-1-thread.json"), "["
+        + result("io.geneid.benchmarks.IdCostBenchmark.plainNextIdSpread", "avgt", 1, "", "25.0", "1.0", "ns/op", cpu1)
+        + "]");
+    Files.writeString(dir.resolve("cost-2-threads.json"), "["
+        + result("io.geneid.benchmarks.IdCostBenchmark.plainNextIdSpread", "avgt", 2, "", "30.0", "1.0", "ns/op", cpu2)
+        + "]");
+    Files.writeString(dir.resolve("environment.properties"), "date=2026-12-02T00:00:00Z\nnproc=2\n");
+    Path out = dir.resolve("BENCHMARKS.md");
+
+    BenchmarkReport.main(new String[] {dir.toString(), out.toString()});
+
+    assertThat(Files.readString(out))
+        .contains("| call | 1 thread (ns per id) | CPU, 1 thread | 2 threads (ns per id) | CPU, 2 threads |")
+        .contains("| `plainNextIdSpread` | 25.00 ± 1.00 | 9.50 | 30.00 ± 1.00 | 12.00 |")
+        .contains("Goal of #44 for `plainNextIdSpread` (CPU time per id): at most 10.00 ns at 1 thread: 9.50 ns, met;"
+            + " 2 threads at most 1.2 times 1 thread: 1.26, **not met**.");
+  }
+
   @Test
   void writesEachGeneratorBesideItsCeilingAndTheEndToEndStatements() throws Exception {
     Files.writeString(dir.resolve("generators-t1.json"), "[" + String.join(",",

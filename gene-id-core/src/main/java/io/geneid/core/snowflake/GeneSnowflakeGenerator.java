@@ -71,6 +71,15 @@ import org.jspecify.annotations.Nullable;
  * back between the runs; a mark kept outside the process ({@link StaticWorkerIdAssigner}'s mark file, a lease store)
  * covers that too.
  *
+ * <h2>Threads</h2>
+ * Every id, on every path, is one compare-and-set that moves its gene's word from the state it read to the next
+ * (millisecond, sequence); the word only grows, so two calls never take the same pair, whatever the threads, and no
+ * thread keeps sequence numbers of its own. The same compare-and-set orders the ids of a gene across threads: an id
+ * made after another id of its gene was seen (after it in the Java memory model's happens-before order) is larger.
+ * What a thread keeps for itself is only its walk over the genes of {@link #nextId()} (see {@link GeneSpread}: threads
+ * issuing fast take lanes of disjoint genes, so that they do not write each other's gene words); an id costs no
+ * allocation and no call through an interface but the clock's on the slower paths.
+ *
  * <p>Ids of one gene strictly increase. Ids are positive.
  */
 public final class GeneSnowflakeGenerator implements GeneIdGenerator {
@@ -110,10 +119,11 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
   private final GeneSpread spread;
 
   /**
-   * Ids may not be issued with a timestamp (ms since epoch) above this; {@link Long#MAX_VALUE} for a generator with
-   * a fixed worker id. A lease-holding generator keeps it at the mark its store has recorded.
+   * Ids may not be issued with a timestamp (ms since epoch) above this: the last one the layout's timestamp field
+   * holds, or less for a lease-holding generator, which keeps it at the mark its store has recorded ({@link #ceiling}).
+   * One field, so that the issuing paths compare with one bound.
    */
-  private volatile long ceilingMillis = Long.MAX_VALUE;
+  private volatile long limitMillis;
 
   private final ClockWatch clockWatch;
   /**
@@ -142,6 +152,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     this.timestampShift = layout.workerBits() + layout.sequenceBits() + layout.geneBits();
     this.workerPart = workerId << (layout.sequenceBits() + layout.geneBits());
     this.maxTimestamp = layout.maxTimestampMillis();
+    this.limitMillis = maxTimestamp;
 
     this.strideShift = geneBits <= MAX_PADDED_GENE_BITS ? PADDED_STRIDE_SHIFT : MIN_STRIDE_SHIFT;
     this.spread = new GeneSpread(geneBits);
@@ -346,7 +357,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
       return -1L;
     }
     long millis = state >>> sequenceBits;
-    return millis > ceilingMillis || millis > maxTimestamp || recent < 0 ? -1L : state;
+    return millis > limitMillis || recent < 0 ? -1L : state;
   }
 
   /** {@link #next} could not advance: the clock stepped back beyond the borrowing bound. */
@@ -383,7 +394,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
     } else {
       return AT_BOUND;
     }
-    if (millis > ceilingMillis || millis > maxTimestamp || millis < 0) {
+    if (millis > limitMillis || millis < 0) {
       throw cannotIssue(millis);
     }
     return (millis << sequenceBits) | Math.min(sequenceMask, first + want - 1);
@@ -450,7 +461,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
           + ": cannot issue an id for " + at + " with " + layout);
     }
     return new GeneIdException("worker id " + workerId + " may not issue ids after "
-        + Instant.ofEpochMilli(epochMillis + ceilingMillis) + " (its recorded high-water mark) but needs " + at);
+        + Instant.ofEpochMilli(epochMillis + limitMillis) + " (its recorded high-water mark) but needs " + at);
   }
 
   // ---------------------------------------------------------------- marks
@@ -528,7 +539,7 @@ public final class GeneSnowflakeGenerator implements GeneIdGenerator {
 
   /** Limits issued timestamps to at most {@code unixMillis}. */
   void ceiling(long unixMillis) {
-    this.ceilingMillis = unixMillis - epochMillis;
+    this.limitMillis = Math.min(unixMillis - epochMillis, maxTimestamp);
   }
 
   // ---------------------------------------------------------------- accessors
