@@ -12,6 +12,7 @@ import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStore;
 import io.geneid.core.bucket.BucketMove;
 import io.geneid.core.bucket.BucketState;
+import io.geneid.core.testing.TestTime;
 import java.lang.reflect.InvocationTargetException;
 import java.lang.reflect.Proxy;
 import java.sql.Connection;
@@ -209,7 +210,7 @@ abstract class AbstractFenceReviewTest {
       // the next batch starts now: bucket 6, 0 -> 1, by another mover, slowed by a settle of 1.5 s
       other[0] = new Thread(() -> {
         try {
-          mover().settle(Duration.ofMillis(1500)).routerWait(Duration.ofSeconds(30)).build()
+          mover().settle(TestTime.ofMillis(1500)).routerWait(Duration.ofSeconds(30)).build()
               .move(new BucketMove(6, 0, 1));
         } catch (Throwable t) {
           failure.set(t);
@@ -226,7 +227,9 @@ abstract class AbstractFenceReviewTest {
     if (other[0] == null) { // H2 keeps its triggers (no DROP TRIGGER): the next move starts after cleanup
       other[0] = new Thread(() -> {
         try {
-          mover().build().move(new BucketMove(6, 0, 1));
+          // slowed by a settle too, so that FROZEN lasts long enough to be seen on a busy machine
+          mover().settle(TestTime.ofMillis(1500)).routerWait(Duration.ofSeconds(30)).build()
+              .move(new BucketMove(6, 0, 1));
         } catch (Throwable t) {
           failure.set(t);
         }
