@@ -58,12 +58,12 @@ public final class GrpcLoadDriver {
     int warmup = Integer.parseInt(args[7]);
     int maxConnections = Integer.parseInt(args[8]);
     int[] concurrencies = Arrays.stream(args[9].split(",")).mapToInt(Integer::parseInt).toArray();
-    boolean first = true;
+    // warm-up (JIT of both sides) at the highest concurrency, as side-by-side.sh warms wrk's targets; then each
+    // point settles for a second with its own connections before it is measured
+    int warmest = Arrays.stream(concurrencies).max().orElse(1);
+    run(host, port, serverPid, segment, count, key, warmest, Math.min(warmest, maxConnections), 0, warmup);
     for (int c : concurrencies) {
-      // the first concurrency warms up the JIT of both sides longer; later ones settle for a second
-      Result r = run(host, port, serverPid, segment, count, key, c, Math.min(c, maxConnections), seconds,
-          first ? warmup : 1);
-      first = false;
+      Result r = run(host, port, serverPid, segment, count, key, c, Math.min(c, maxConnections), seconds, 1);
       System.out.println(r.line(segment ? "segment" : "ids", count, c, Math.min(c, maxConnections)));
     }
   }
