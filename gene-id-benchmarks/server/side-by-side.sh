@@ -502,12 +502,18 @@ report() {
     echo
     echo "Goals (issue #40):"
     echo
+    if awk -F'\t' -v cpus="$CPUS" '$13 > 0.3 || $12 > cpus { busy = 1 } END { exit !busy }' "$ROWS"; then
+      echo "Points were measured on a busy machine: there the scheduler shares the cores per thread, so rates between"
+      echo "systems measure their shares of the CPU as much as their code; the CPU per request (server CPU column)"
+      echo "varies less with the load, and the lines marked *CPU* compare that."
+      echo
+    fi
     awk -F'\t' '
-      $1 == "nginx" { ceiling[$4] = $5 }
-      $1 == "gene-id" && $2 == "HTTP" && $3 ~ /^single/ { single[$4] = $5; p999[$4] = $9 }
-      $1 == "gene-id" && $2 == "HTTP" && $3 ~ /^batch/ { hbatch[$4] = $6 }
-      $1 == "gene-id" && $2 == "gRPC" && $3 ~ /^single/ { gsingle[$4] = $6 }
-      $1 == "gene-id" && $2 == "gRPC" && $3 ~ /^batch/ { gbatch[$4] = $6 }
+      $1 == "nginx" { ceiling[$4] = $5; ncpu[$4] = $10 }
+      $1 == "gene-id" && $2 == "HTTP" && $3 ~ /^single/ { single[$4] = $5; p999[$4] = $9; scpu[$4] = $10 }
+      $1 == "gene-id" && $2 == "HTTP" && $3 ~ /^batch/ { hbatch[$4] = $6; hbcpu[$4] = $10 }
+      $1 == "gene-id" && $2 == "gRPC" && $3 ~ /^single/ { gsingle[$4] = $6; gscpu[$4] = $10 }
+      $1 == "gene-id" && $2 == "gRPC" && $3 ~ /^batch/ { gbatch[$4] = $6; gbcpu[$4] = $10 }
       END {
         for (c in single) cs[++n] = c + 0
         for (i = 1; i <= n; i++) for (j = i + 1; j <= n; j++) if (cs[j] < cs[i]) { t = cs[i]; cs[i] = cs[j]; cs[j] = t }
@@ -524,10 +530,19 @@ report() {
         for (i = 1; i <= n; i++) { c = cs[i]; r = hbatch[c] > 0 ? gbatch[c] / hbatch[c] : 0
           line = line sprintf(" c=%d %.2f (%s);", c, r, r >= 1 ? "met" : "missed") }
         print line
+        line = "- *CPU*: server CPU per request of nginx / of gene-id, single ids (the rate at equal CPU):"
+        for (i = 1; i <= n; i++) { c = cs[i]; line = line sprintf(" c=%d %.2f;", c, scpu[c] > 0 ? ncpu[c] / scpu[c] : 0) }
+        print line
+        line = "- *CPU*: server CPU per id, HTTP / gRPC (above 1: gRPC costs the server less per id), single ids:"
+        for (i = 1; i <= n; i++) { c = cs[i]; line = line sprintf(" c=%d %.2f;", c, gscpu[c] > 0 ? scpu[c] / gscpu[c] : 0) }
+        line = line " batches of 100:"
+        for (i = 1; i <= n; i++) { c = cs[i]; line = line sprintf(" c=%d %.2f;", c, gbcpu[c] > 0 ? hbcpu[c] / gbcpu[c] : 0) }
+        print line
       }' "$ROWS"
     echo
     echo "Command: \`SECS=$SECS WARMUP=$WARMUP CONCURRENCY=\"$CONCURRENCY\" HEAP=$HEAP gene-id-benchmarks/server/side-by-side.sh\`"
   } > "$OUT"
+  { echo "== rows (tab-separated, the table's columns)"; cat "$ROWS"; } >> "$RAW"
   log "wrote $OUT"
 }
 
