@@ -2,7 +2,7 @@
 # gene-id-server side by side with Meituan Leaf, Didi tinyid and an nginx answering a fixed body (the HTTP ceiling
 # of this machine), in one run on this machine (issue #40). Documented in docs/benchmarks.md ("Server, side by side").
 #
-#   gene-id-benchmarks/server/side-by-side.sh                 # 10 s per point, c = 4 16 64: about 12 minutes
+#   gene-id-benchmarks/server/side-by-side.sh                 # 10 s per point, c = 4 16 64: about 8 minutes
 #   SECS=3 WARMUP=2 gene-id-benchmarks/server/side-by-side.sh # a first look
 #
 # What it does, every process it starts stopped by its pid at the end (also on error or Ctrl-C):
