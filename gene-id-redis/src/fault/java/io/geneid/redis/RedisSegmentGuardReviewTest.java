@@ -132,8 +132,10 @@ class RedisSegmentGuardReviewTest {
           assertThat(redis.runId()).as("a new run_id").isNotEqualTo(before);
           if (always) {
             assertThat(claim(a, TAG)).as("appendfsync always: counts on").isEqualTo(new Segment(11, 20));
-            assertThat(redis.redis().get(a.guardKey(TAG))).as("the guard names the new server")
-                .contains("|" + redis.runId() + ":");
+            assertThat(redis.redis().get(a.serverKey(TAG))).as("the server of the last claim: the new one")
+                .startsWith(redis.runId() + ":");
+            assertThat(SlotHash.getSlot(a.serverKey(TAG))).as("in the counter's slot")
+                .isEqualTo(SlotHash.getSlot(a.key(TAG)));
           } else {
             String refusal = String.valueOf(catchRefusal(() -> claim(a, TAG)));
             System.out.println("[guard review] a clean restart on everysec: " + head(refusal));

@@ -75,7 +75,7 @@ import org.slf4j.LoggerFactory;
  * counter, or the counter is below that end (it went back with its guard: an older copy, an AOF losing its last
  * second). That end check alone missed a store never handed such a range, and every store once others had claimed
  * past its end (review w39r2), so the guard also records the identity of the server of the last claim
- * ({@code <generation>|<run_id>:<master_replid>}): a claim on a server of another identity (a restart, which every
+ * ({@code <run_id>:<master_replid>} in {@code <guard key>:server}, same slot): a claim on a server of another identity (a restart, which every
  * rollback of the files comes with) lays the tombstone too, unless every master this store was built on runs
  * {@code appendonly yes} with {@code appendfsync always} ({@link #fsyncsEveryWrite}, read at build), or the server is
  * a replica promoted from the server of the last claim ({@code master_replid2}: it had every claim, by the
@@ -212,7 +212,7 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
 
   private static List<Object> claim(RedisClusterCommands<String, String> server, String key, String guard, long step,
       String known, String handedEnd, boolean vouches) {
-    String[] keys = {key, guard};
+    String[] keys = {key, guard, guard + ":server"};
     String fresh = Long.toHexString(SECURE.nextLong()) + Long.toHexString(SECURE.nextLong());
     String[] args = {Long.toString(step), known, fresh, handedEnd, vouches ? "1" : "0"};
     Object reply;
@@ -258,6 +258,14 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
         + " <a value above every id of the tag in use (id >> gene bits)> with every process that uses the tag"
         + " stopped (one still running would find the guard gone and lay the tombstone again), then DEL "
         + guardKey(bizTag) + ", then start them again";
+  }
+
+  /**
+   * The key next to {@link #guardKey(String)} (same cluster slot) that records the server of the last claim of
+   * {@code bizTag}: {@code <run_id>:<master_replid>}.
+   */
+  public String serverKey(String bizTag) {
+    return guardKey(bizTag) + ":server";
   }
 
   /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */

@@ -13,7 +13,9 @@
 -- (a process started after the rollback, one whose last range is below it) would claim on, and once such stores
 -- claimed past the end of every store that was, no claim would find the counter below an end: the identity check
 -- below closes that when the rollback came with a restart (as every restore of files and every lost AOF second does).
--- The guard also records the identity of the server of the last claim ('<generation>|<run_id>:<master_replid>'). A
+-- KEYS[3], next to the guard in its slot, records the identity of the server of the last claim
+-- ('<run_id>:<master_replid>'; a key of its own, so that processes of earlier versions, which compare the guard with
+-- their generation, can share the tag during a rolling upgrade). A
 -- claim on a server of another identity (a restart, a failover, an older copy started) may find a counter that went
 -- back with its guard, which the end check above sees only in part (other stores may claim past every end first:
 -- then the repeats would be silent). Unless the store vouches for the server's persistence (ARGV[5] = '1': every
@@ -30,14 +32,10 @@
 -- the range out (RedisSegmentStore).
 local policy = string.match(redis.call('INFO', 'memory'), 'maxmemory_policy:([%w%-]+)') or 'unknown'
 if policy == 'unknown' or string.sub(policy, 1, 8) == 'allkeys-' then return {'evicting', policy} end
-local stored = redis.call('GET', KEYS[2])
-if stored and string.sub(stored, 1, 5) == 'lost:' then return {'lost', stored} end
--- the guard's generation and the identity of the server of its last claim (none in a guard written before it)
-local guard, seen = stored, nil
-if stored then
-  local bar = string.find(stored, '|', 1, true)
-  if bar then guard, seen = string.sub(stored, 1, bar - 1), string.sub(stored, bar + 1) end
-end
+local guard = redis.call('GET', KEYS[2])
+if guard and string.sub(guard, 1, 5) == 'lost:' then return {'lost', guard} end
+-- the identity of the server of the guard's last claim (none before this version claimed)
+local seen = redis.call('GET', KEYS[3])
 local runid = string.match(redis.call('INFO', 'server'), 'run_id:(%x+)') or 'unknown'
 local info = redis.call('INFO', 'replication')
 local replid = string.match(info, 'master_replid:(%x+)') or 'unknown'
@@ -82,9 +80,10 @@ if guard and seen and seen ~= identity and ARGV[5] ~= '1' then
 end
 if not guard then
   guard = ARGV[3]
+  redis.call('SET', KEYS[2], guard)
 end
-if stored ~= guard .. '|' .. identity then
-  redis.call('SET', KEYS[2], guard .. '|' .. identity)
+if seen ~= identity then
+  redis.call('SET', KEYS[3], identity)
 end
 redis.call('INCRBY', KEYS[1], ARGV[1])
 return {redis.call('GET', KEYS[1]), identity, string.match(info, 'connected_slaves:(%d+)') or '0', guard}
