@@ -60,8 +60,8 @@ import org.slf4j.LoggerFactory;
  * without its data (no AOF/RDB, or a failover to a replica that lagged) starts counting from zero again and hands
  * out used values, to every process of the fleet: a running {@link io.geneid.core.segment.GeneSegmentGenerator} refuses a
  * segment that is not above the ones it has seen, but that protects one process, not two. Run it with
- * {@code appendonly yes} and {@code appendfsync always} (or {@code everysec}, and accept that a crash may lose the
- * last second), or use {@code io.geneid.jdbc.JdbcSegmentStore}. {@link Builder#build()} therefore reads the server's
+ * {@code appendonly yes} and {@code appendfsync always}, or use {@code io.geneid.jdbc.JdbcSegmentStore}: with
+ * {@code everysec} or less, every restart of the server refuses its tags until an operator acts (see below). {@link Builder#build()} therefore reads the server's
  * persistence ({@code CONFIG GET appendonly} and {@code save}, or {@code INFO persistence} where {@code CONFIG} is
  * disabled) and refuses a Redis that keeps nothing on disk unless
  * {@link Builder#allowWithoutPersistence(boolean)} (property {@code redis-allow-without-persistence}) says the
@@ -73,8 +73,13 @@ import org.slf4j.LoggerFactory;
  * of the last range it was handed for the tag; the claim script turns the guard into a tombstone, which refuses every
  * claim of the tag until an operator acts, when the guard is gone or another (the counter was lost), the guard has no
  * counter, or the counter is below that end (it went back with its guard: an older copy, an AOF losing its last
- * second). A store that was never handed a range above a counter that went back cannot see it: it is handed those
- * ranges again until a store that was claims ({@code docs/segments.md}).
+ * second). That end check alone missed a store never handed such a range, and every store once others had claimed
+ * past its end (review w39r2), so the guard also records the identity of the server of the last claim
+ * ({@code <run_id>:<master_replid>} in {@code <guard key>:server}, same slot): a claim on a server of another identity (a restart, which every
+ * rollback of the files comes with) lays the tombstone too, unless every master this store was built on runs
+ * {@code appendonly yes} with {@code appendfsync always} ({@link #fsyncsEveryWrite}, read at build), or the server is
+ * a replica promoted from the server of the last claim ({@code master_replid2}: it had every claim, by the
+ * {@code WAIT} rule). The price: a clean restart with {@code everysec} is refused too ({@code docs/segments.md}).
  *
  * <p><b>Failing fast.</b> A store built from a URI owns its Lettuce client, configured to reject commands at once
  * while disconnected ({@code DisconnectedBehavior.REJECT_COMMANDS}), with short connect and command timeouts
@@ -121,8 +126,16 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   /** The server of the last claim, to log a failover or restart once. */
   private final AtomicReference<String> lastServer = new AtomicReference<>("");
 
-  private RedisSegmentStore(RedisConnections.Link link, String keyPrefix, String where, Duration timeout) {
+  /**
+   * Whether every master this store was built on runs {@code appendonly yes} with {@code appendfsync always}: then a
+   * restart loses no acknowledged claim, and a claim on a server of another identity goes on (see the class comment).
+   */
+  private final boolean vouches;
+
+  private RedisSegmentStore(RedisConnections.Link link, String keyPrefix, String where, Duration timeout,
+      boolean vouches) {
     this.link = link;
+    this.vouches = vouches;
     this.keyPrefix = keyPrefix;
     this.where = where;
     this.replicas = new RedisConnections.ReplicaWait(timeout, true);
@@ -157,7 +170,8 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
       RedisClusterCommands<String, String> server = link.serverOf(key);
       String known = generations.getOrDefault(bizTag, "");
       Long handed = handedEnds.get(bizTag);
-      List<Object> reply = claim(server, key, guardKey(bizTag), step, known, handed == null ? "" : handed.toString());
+      List<Object> reply = claim(server, key, guardKey(bizTag), step, known, handed == null ? "" : handed.toString(),
+          vouches);
       if ("lost".equals(reply.get(0))) {
         throw new GeneIdException(lost(bizTag, String.valueOf(reply.get(1))));
       }
@@ -197,10 +211,10 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   }
 
   private static List<Object> claim(RedisClusterCommands<String, String> server, String key, String guard, long step,
-      String known, String handedEnd) {
-    String[] keys = {key, guard};
+      String known, String handedEnd, boolean vouches) {
+    String[] keys = {key, guard, guard + ":server"};
     String fresh = Long.toHexString(SECURE.nextLong()) + Long.toHexString(SECURE.nextLong());
-    String[] args = {Long.toString(step), known, fresh, handedEnd};
+    String[] args = {Long.toString(step), known, fresh, handedEnd, vouches ? "1" : "0"};
     Object reply;
     try {
       reply = server.evalsha(CLAIM.sha, ScriptOutputType.MULTI, keys, args);
@@ -238,11 +252,20 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
   private String lost(String bizTag, String tombstone) {
     String key = key(bizTag);
     return "the segment counter " + key + " of tag '" + bizTag + "' at " + where + " was lost (" + tombstone
-        + "): Redis restarted without its data or from an older copy, was flushed, or the key was deleted, and"
+        + "): Redis restarted without its data or from an older copy (or restarted at all without appendfsync"
+        + " always, which cannot tell), was flushed, or the key was deleted, and"
         + " counting on would hand out again values already issued. Every claim of the tag is refused until an operator acts: SET " + key
         + " <a value above every id of the tag in use (id >> gene bits)> with every process that uses the tag"
         + " stopped (one still running would find the guard gone and lay the tombstone again), then DEL "
         + guardKey(bizTag) + ", then start them again";
+  }
+
+  /**
+   * The key next to {@link #guardKey(String)} (same cluster slot) that records the server of the last claim of
+   * {@code bizTag}: {@code <run_id>:<master_replid>}.
+   */
+  public String serverKey(String bizTag) {
+    return guardKey(bizTag) + ":server";
   }
 
   /** The Redis key holding {@code bizTag}'s counter: {@code <keyPrefix>:segment:<bizTag>}. */
@@ -290,15 +313,23 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
      *     {@link #allowWithoutPersistence(boolean)} was not set
      */
     public RedisSegmentStore build() {
+      boolean[] vouches = {true};
       Connected c = connect("the segment store", (link, where) -> {
         checkPersistence(link.commands(), where, allowWithoutPersistence);
         for (RedisClusterCommands<String, String> master : RedisConnections.masters(link)) {
+          vouches[0] &= fsyncsEveryWrite(master);
           RedisConnections.checkEviction(master, "the Redis segment store at " + where, "its segment counters ("
               + keyPrefix + ":segment:<tag>, the coldest keys: one write per segment)", EVICTED);
         }
         checkReplicas(link, where);
       });
-      return new RedisSegmentStore(c.link(), keyPrefix, c.where(), timeout);
+      if (!vouches[0]) {
+        LOG.info("the Redis segment store at {} runs on a Redis without appendonly yes + appendfsync always: a claim "
+            + "that finds the server restarted (another run_id, not a promoted replica) refuses the tag until an "
+            + "operator acts, since the counter may have come back from an older copy (docs/segments.md)",
+            c.where());
+      }
+      return new RedisSegmentStore(c.link(), keyPrefix, c.where(), timeout, vouches[0]);
     }
   }
 
@@ -323,6 +354,20 @@ public final class RedisSegmentStore implements SegmentStore, AutoCloseable {
           + "the replicas it sees connected, and cannot see one that is cut off. Fail this master over by hand only "
           + "once its replica has caught up, or connect through redis-sentinel:// or redis-cluster://, whose "
           + "replicas it always waits for", where, connected);
+    }
+  }
+
+  /**
+   * Whether the server vouches that a restart loses no acknowledged claim: {@code appendonly yes} with
+   * {@code appendfsync always}, read with {@code CONFIG GET} as {@link #checkPersistence} reads them. False when
+   * {@code CONFIG} is renamed or disabled: {@code INFO persistence} does not tell the fsync policy.
+   */
+  static boolean fsyncsEveryWrite(RedisClusterCommands<String, String> commands) {
+    try {
+      return "yes".equalsIgnoreCase(commands.configGet("appendonly").getOrDefault("appendonly", ""))
+          && "always".equalsIgnoreCase(commands.configGet("appendfsync").getOrDefault("appendfsync", ""));
+    } catch (RedisException e) {
+      return false;
     }
   }
 

@@ -605,13 +605,16 @@ final class LeaseKeeper implements Runnable {
    * When the TTL of {@code lease} began at the earliest, on this generator's nano clock: the send of the store call
    * that granted it, as its assigner tells ({@link WorkerLease#grantSentNanos()}; a store-backed assigner waits for a
    * free worker id, up to its acquire timeout, before that call), or when this generator asked ({@code askedNanos}) if
-   * the assigner does not tell or tells a time outside the call to {@code acquire} (a clock this one cannot relate to).
-   * Never later than the grant's send, so a pause between the grant and its first renewal is still measured in full.
+   * the assigner does not tell or tells a time after the answer (a stamp that cannot be the grant's send). A stamp
+   * before the ask is kept (an assigner that hands out a lease granted ahead of the call: a warm spare, a grant
+   * adopted from a call that timed out): it is the earlier of the two, and the worst an odd stamp (another clock) can
+   * cause is a lapse that did not happen, never one counted late. Never later than the grant's send, so a pause
+   * between the grant and its first renewal is still measured in full.
    */
   static long grantSent(WorkerLease lease, long askedNanos, long answeredNanos) {
     long sent = lease.grantSentNanos();
-    boolean inCall = sent != WorkerLease.GRANT_SENT_UNKNOWN && sent - askedNanos >= 0 && answeredNanos - sent >= 0;
-    return inCall ? sent : askedNanos;
+    boolean usable = sent != WorkerLease.GRANT_SENT_UNKNOWN && answeredNanos - sent >= 0;
+    return usable ? sent : askedNanos; // before the ask: sent = min(sent, asked); inside the call: the send itself
   }
 
   /**
