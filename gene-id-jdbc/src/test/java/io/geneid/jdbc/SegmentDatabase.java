@@ -1,5 +1,6 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.testing.TestTime;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import java.sql.Connection;
@@ -79,7 +80,10 @@ final class SegmentDatabase implements AutoCloseable {
     return pool(url(), 8);
   }
 
-  /** A pool on {@code url} that gives up on a connection after 1 s, so a store outage shows quickly. */
+  /**
+   * A pool on {@code url} that gives up on a connection after 1 s at the tests' time scale, so a store outage shows
+   * quickly and a busy machine's slow connection is no outage.
+   */
   HikariDataSource pool(String url, int size) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
@@ -87,8 +91,8 @@ final class SegmentDatabase implements AutoCloseable {
     config.setPassword(kind.password);
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
-    config.setConnectionTimeout(1_000);
-    config.setValidationTimeout(500);
+    config.setConnectionTimeout(TestTime.millis(1_000));
+    config.setValidationTimeout(TestTime.millis(500));
     config.setInitializationFailTimeout(-1);
     config.setPoolName("segment-" + kind.name().toLowerCase(Locale.ROOT) + "-" + pools.size());
     HikariDataSource pool = new HikariDataSource(config);
