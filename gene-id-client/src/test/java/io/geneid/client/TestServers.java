@@ -2,6 +2,7 @@ package io.geneid.client;
 
 import io.geneid.server.GeneIdServer;
 import io.geneid.server.ServerConfig;
+import io.geneid.core.testing.TestTime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.ServerSocket;
@@ -38,7 +39,7 @@ final class TestServers {
       config.put(extra[i], extra[i + 1]);
     }
     GeneIdServer server = GeneIdServer.start(ServerConfig.from(config));
-    if (!server.awaitReady(Duration.ofSeconds(30))) {
+    if (!server.awaitReady(TestTime.seconds(30))) {
       server.close();
       throw new IllegalStateException("the test server with worker id " + workerId + " did not become ready");
     }

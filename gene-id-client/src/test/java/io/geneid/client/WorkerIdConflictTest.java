@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.server.GeneIdServer;
+import io.geneid.core.testing.TestTime;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -19,7 +20,9 @@ class WorkerIdConflictTest {
   void twoServersWithOneWorkerIdAreRefusedNamingBothAndTheWorkerId() throws Exception {
     try (FakeServer a = new FakeServer(GeneIdLayout.defaults(), 31);
         FakeServer b = new FakeServer(GeneIdLayout.defaults(), 31);
-        GeneIdClient client = GeneIdClient.builder().addresses(a.url(), b.url()).build()) {
+        // the default request timeout (2 s) at the tests' time scale: both servers must answer for the conflict
+        GeneIdClient client = GeneIdClient.builder().addresses(a.url(), b.url()).requestTimeout(TestTime.seconds(2))
+            .build()) {
       assertThatThrownBy(client::nextId).isInstanceOf(GeneIdException.class)
           .isInstanceOf(GeneServerConflictException.class)
           .hasMessageContaining(a.url()).hasMessageContaining(b.url())
@@ -32,7 +35,8 @@ class WorkerIdConflictTest {
   void oneServerListedTwiceIsNoConflict() {
     try (GeneIdServer a = TestServers.start(32);
         GeneIdClient client = GeneIdClient.builder()
-            .addresses(TestServers.url(a), "http://localhost:" + a.httpPort()).build()) {
+            .addresses(TestServers.url(a), "http://localhost:" + a.httpPort()).requestTimeout(TestTime.seconds(2))
+            .build()) {
       assertThat(client.nextIds(3)).hasSize(3);
     }
   }

@@ -9,6 +9,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.HashMap;
@@ -74,11 +75,17 @@ class EtcdWorkerIdAssignerProviderTest {
         .message().doesNotContain("s3cret");
   }
 
+  /**
+   * A lease on a real server: 1 s at the tests' time scale, in whole seconds as etcd grants them. Every etcd call is
+   * waited for at most a third of the TTL, and a busy machine's calls and renewals must not fail a lease the test
+   * means to keep.
+   */
   @Test
   void aSharedGeneratorLeasesThroughEtcdAndReleasesAtTheLastClose() {
+    Duration ttl = TestTime.wholeSeconds(1);
     String space = "gid_etcd_p" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     Map<String, Object> p = props("etcd-endpoints", etcd.endpoint(), "etcd-key-prefix", "/gene-id-provider",
-        "space", space, "worker-id-min", 3, "worker-id-max", 5, "lease-ttl", "1s");
+        "space", space, "worker-id-min", 3, "worker-id-max", 5, "lease-ttl", ttl.toMillis() + "ms");
     assertThat(WorkerIdAssigners.provider("etcd")).isInstanceOf(EtcdWorkerIdAssignerProvider.class);
     Set<Long> ids = new HashSet<>();
     long workerId;
@@ -95,7 +102,7 @@ class EtcdWorkerIdAssignerProviderTest {
       mark = g.highWaterMark();
     }
     try (EtcdWorkerIdAssigner a = EtcdWorkerIdAssigner.builder().endpoints(etcd.endpoint())
-        .keyPrefix("/gene-id-provider").space(space).workerIds(workerId, workerId).ttl(Duration.ofSeconds(1))
+        .keyPrefix("/gene-id-provider").space(space).workerIds(workerId, workerId).ttl(ttl)
         .acquireTimeout(Duration.ZERO).build()) {
       WorkerLease lease = a.acquire(255);
       assertThat(lease.previousHighWaterMark()).isEqualTo(mark);

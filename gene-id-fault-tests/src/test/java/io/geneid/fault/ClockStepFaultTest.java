@@ -23,7 +23,7 @@ class ClockStepFaultTest {
       FaultRun.Result r = new FaultRun("clock steps", dir)
           .props(Map.of("worker-assigner", "jdbc", "jdbc-url", db.url(), "jdbc-table", db.table,
               "jdbc-create-table", "true", "space", "clock", "worker-id-max", "3", "lease-ttl", "1s",
-              "lease-acquire-timeout", "3s"))
+              "lease-acquire-timeout", "3s", "jdbc-statement-timeout", FaultTables.STATEMENT_TIMEOUT))
           .jvms(4)
           .duration(Duration.ofSeconds(longRun ? 60 : 15))
           .at(Duration.ofSeconds(3), "slot 1 clock -5 ms", c -> c.stepClock(1, -5))
@@ -36,7 +36,9 @@ class ClockStepFaultTest {
           .run();
       System.out.println("clock steps: " + r);
       assertThat(r.duplicates()).as("duplicate ids: " + r).isZero();
-      assertThat(r.ids()).as("ids").isGreaterThan(10_000);
+      // proof that the pool issued, not a rate that depends on the machine: a busy one issues a fraction of what an
+      // idle one does (JdbcFaultTest: 2,688 ids at load 26, where the bound was 10,000)
+      assertThat(r.ids()).as("ids: " + r).isGreaterThan(1_000);
       assertThat(r.idsAfterFaults()).as("ids issued after the faults: " + r).isPositive();
     }
   }

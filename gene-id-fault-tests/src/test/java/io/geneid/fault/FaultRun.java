@@ -1,6 +1,7 @@
 package io.geneid.fault;
 
 import io.geneid.core.GeneIdLayout;
+import io.geneid.core.testing.TestTime;
 import java.io.DataInputStream;
 import java.io.EOFException;
 import java.io.IOException;
@@ -146,7 +147,11 @@ final class FaultRun {
     String classpath = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
     long start = System.currentTimeMillis();
-    long endAt = start + duration.toMillis();
+    // the time the schedule waited for ids to flow (awaitIdsFlowing, in a fault): the faults after it and the end of
+    // the run move by it, so a busy machine's slow start shortens no interval of the schedule
+    long[] shift = {0};
+    Path endFile = dir.resolve("end.txt"); // the end of the run (Unix ms), which the JVMs read as it moves
+    writeAtomically(endFile, Long.toString(start + duration.toMillis()));
     Process[] slots = new Process[jvms];
     long[] clockOffsets = new long[jvms];
     List<Path[]> outputs = new ArrayList<>();
@@ -167,7 +172,7 @@ final class FaultRun {
       @Override
       public void kill(int slot) throws Exception {
         signal("KILL", slots[slot]);
-        slots[slot].waitFor(5, TimeUnit.SECONDS);
+        slots[slot].waitFor(TestTime.millis(5_000), TimeUnit.MILLISECONDS);
         killed[0]++;
       }
 
@@ -182,46 +187,57 @@ final class FaultRun {
     }
     List<Map.Entry<Long, List<Object[]>>> due = new ArrayList<>(faults.entrySet());
     List<String> applied = new ArrayList<>();
+    WAITED.set(shift);
     try {
-      while (System.currentTimeMillis() < endAt) {
+      while (System.currentTimeMillis() < start + duration.toMillis() + shift[0]) {
+        long endAt = start + duration.toMillis() + shift[0];
         for (int i = 0; i < jvms; i++) {
           boolean gone = slots[i] == null || !slots[i].isAlive();
           boolean steady = i == 0 || lateStart.containsKey(i);
-          boolean startable = System.currentTimeMillis() - start >= lateStart.getOrDefault(i, 0L);
+          boolean startable = System.currentTimeMillis() - start - shift[0] >= lateStart.getOrDefault(i, 0L);
           if (gone && startable && System.currentTimeMillis() < endAt - 2_000 && (!steady || slots[i] == null)) {
             Path ids = dir.resolve("ids-" + started[0] + "-s" + i + ".bin");
             Path events = dir.resolve("events-" + started[0] + ".txt");
             Path log = dir.resolve("log-" + started[0] + ".txt");
             outputs.add(new Path[] {ids, events, log});
             slots[i] = new ProcessBuilder(java, "-Xmx96m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1",
-                "-Djava.util.logging.config.file=/dev/null", "-cp", classpath, FaultWorker.class.getName(),
-                propsFiles[i].toString(), ids.toString(), events.toString(), Long.toString(endAt),
+                "-Djava.util.logging.config.file=/dev/null", TestTime.jvmArgument(), "-cp", classpath,
+                FaultWorker.class.getName(),
+                propsFiles[i].toString(), ids.toString(), events.toString(), endFile.toString(),
                 clockFile(i).toString(), Long.toString(started[0] * 7919L + 17), steady ? "steady" : "churn")
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
             started[0]++;
           }
         }
-        long elapsed = System.currentTimeMillis() - start;
-        while (!due.isEmpty() && due.get(0).getKey() <= elapsed) {
+        while (!due.isEmpty() && due.get(0).getKey() <= System.currentTimeMillis() - start - shift[0]) {
           for (Object[] fault : due.remove(0).getValue()) {
+            long shiftBefore = shift[0];
             ((FaultAction) fault[1]).apply(control);
-            applied.add(fault[0] + " at " + (System.currentTimeMillis() - start) + " ms");
+            long at = System.currentTimeMillis() - start;
+            applied.add(fault[0] + " at " + at + " ms" + (shift[0] > 0 ? " (" + (at - shift[0])
+                + " ms of the schedule)" : ""));
             lastFaultAt = System.currentTimeMillis();
+            if (shift[0] != shiftBefore) {
+              writeAtomically(endFile, Long.toString(start + duration.toMillis() + shift[0]));
+            }
           }
         }
         Thread.sleep(20);
       }
     } finally {
+      WAITED.remove();
       for (Process proc : slots) {
         if (proc != null && proc.isAlive()) {
           signal("CONT", proc); // a paused JVM must be able to finish
         }
       }
     }
+    long finish = TestTime.millis(30_000); // a busy machine's JVMs take longer to flush and exit
     for (Process proc : slots) {
-      if (proc != null && !proc.waitFor(30, TimeUnit.SECONDS)) {
+      if (proc != null && !proc.waitFor(finish, TimeUnit.MILLISECONDS)) {
         proc.destroyForcibly();
-        throw new AssertionError("a fault worker JVM did not finish 30 s after the end of the run (" + label + ")");
+        throw new AssertionError("a fault worker JVM did not finish " + finish + " ms after the end of the run ("
+            + label + ")");
       }
     }
     if (!due.isEmpty()) {
@@ -231,25 +247,40 @@ final class FaultRun {
     return collect(outputs, started[0], killed[0], lastFaultAt + recovery.toMillis(), start);
   }
 
+  /** The time the schedule of the run on this thread waited in {@link #awaitIdsFlowing} (ms), while it runs. */
+  private static final ThreadLocal<long[]> WAITED = new ThreadLocal<>();
+
   /**
    * Waits until the JVMs of a run issue ids (the id files of {@code runDir} grew by at least 100 ids in each of two
    * 300 ms windows in a row), so a fault lands on a pool that is issuing rather than one still starting or
-   * recovering from the last fault.
+   * recovering from the last fault. The wait is a start-up wait, not part of the schedule: {@code base} is scaled by
+   * the tests' time scale ({@link TestTime}), so a busy machine's slow JVM starts get longer, and called from a fault
+   * of a {@link #run()}, the time it waits moves the faults after it and the end of the run as much, so that no
+   * interval of the schedule gets shorter.
    *
-   * @throws AssertionError after {@code timeout} without that
+   * @throws AssertionError after {@code base} times the time scale without that
    */
-  static void awaitIdsFlowing(Path runDir, Duration timeout) throws IOException, InterruptedException {
-    long deadline = System.nanoTime() + timeout.toNanos();
-    long last = idBytes(runDir);
-    int windows = 0;
-    while (windows < 2) {
-      if (System.nanoTime() > deadline) {
-        throw new AssertionError("no ids issued for " + timeout.toMillis() + " ms before a fault (" + runDir + ")");
+  static void awaitIdsFlowing(Path runDir, Duration base) throws IOException, InterruptedException {
+    Duration timeout = TestTime.scaled(base);
+    long started = System.nanoTime();
+    long deadline = started + timeout.toNanos();
+    try {
+      long last = idBytes(runDir);
+      int windows = 0;
+      while (windows < 2) {
+        if (System.nanoTime() > deadline) {
+          throw new AssertionError("no ids issued for " + timeout.toMillis() + " ms before a fault (" + runDir + ")");
+        }
+        Thread.sleep(300);
+        long now = idBytes(runDir);
+        windows = now - last >= 100 * 8 ? windows + 1 : 0;
+        last = now;
       }
-      Thread.sleep(300);
-      long now = idBytes(runDir);
-      windows = now - last >= 100 * 8 ? windows + 1 : 0;
-      last = now;
+    } finally {
+      long[] waited = WAITED.get();
+      if (waited != null) {
+        waited[0] += (System.nanoTime() - started) / 1_000_000;
+      }
     }
   }
 
@@ -391,9 +422,13 @@ final class FaultRun {
   }
 
   private void writeClock(int slot, long offset) throws IOException {
-    Path tmp = dir.resolve("clock-" + slot + ".tmp");
-    Files.writeString(tmp, Long.toString(offset));
-    Files.move(tmp, clockFile(slot), StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
+    writeAtomically(clockFile(slot), Long.toString(offset));
+  }
+
+  private static void writeAtomically(Path file, String text) throws IOException {
+    Path tmp = file.resolveSibling(file.getFileName() + ".tmp");
+    Files.writeString(tmp, text);
+    Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
   }
 
   private static void signal(String signal, Process process) throws Exception {

@@ -1,5 +1,6 @@
 package io.geneid.fault;
 
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -12,9 +13,24 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 final class FaultTables implements AutoCloseable {
 
+  /**
+   * The connect (and PostgreSQL login) timeout of the URLs, for this JVM and the worker JVMs: 2 s at the tests' time
+   * scale, so that a busy machine's slow start-up connection is not a failure. Without a login timeout in the URL the
+   * JDBC assigner gives PostgreSQL one of a third of the TTL (1 s here), which JVMs starting on a loaded machine miss.
+   */
+  static final long CONNECT_SECONDS = (TestTime.millis(2_000) + 999) / 1000;
+  /**
+   * {@code jdbc-statement-timeout} for the worker JVMs: what the suite's TTLs (1 to 3 s) give by default, a third of
+   * the TTL and at least 1 s, at the tests' time scale. It also bounds how long the assigner waits for a connection
+   * (twice it, at least 5 s), which cold JVMs on a loaded machine missed ("no connection within 5000 ms"), so that no
+   * JVM of a run issued. The lease rule does not depend on it: a holder fences itself by its own deadline.
+   */
+  static final String STATEMENT_TIMEOUT = TestTime.seconds(1).toMillis() + "ms";
+
   enum Kind {
-    MARIADB(3306, "jdbc:mariadb://127.0.0.1:%d/test?user=root&connectTimeout=2000"),
-    POSTGRESQL(5432, "jdbc:postgresql://127.0.0.1:%d/test?user=postgres&connectTimeout=2");
+    MARIADB(3306, "jdbc:mariadb://127.0.0.1:%d/test?user=root&connectTimeout=" + CONNECT_SECONDS * 1000),
+    POSTGRESQL(5432, "jdbc:postgresql://127.0.0.1:%d/test?user=postgres&connectTimeout=" + CONNECT_SECONDS
+        + "&loginTimeout=" + CONNECT_SECONDS);
 
     final int port;
     final String urlFormat;

@@ -30,7 +30,8 @@ import java.util.Random;
  * <p>Its clock is {@link GeneClock#system()} plus an offset that the run writes to a file ({@link FaultRun.Control#
  * stepClock}), so a test can step this JVM's clock back or forward while it issues.
  *
- * <p>Args: properties file, ids file, events file, end time (Unix ms), clock file, random seed, role. Events, one a
+ * <p>Args: properties file, ids file, events file, end file (the end of the run, Unix ms, which the run moves
+ * later when its schedule waited for ids to flow), clock file, random seed, role. Events, one a
  * line: {@code LEASE id token}, {@code RELEASE id token}, {@code CRASH id token}, {@code FENCED count},
  * {@code CLOSE ms}, {@code FIRST ms at=unixMs} (a generator's first id, ms after it began to
  * build), {@code ERROR message} (the first of each kind), {@code DONE ids}.
@@ -46,7 +47,7 @@ public final class FaultWorker {
     }
     Map<String, String> props = new HashMap<>();
     p.forEach((k, v) -> props.put((String) k, (String) v));
-    long endAt = Long.parseLong(args[3]);
+    RunEnd end = new RunEnd(Path.of(args[3]));
     OffsetClock clock = new OffsetClock(Path.of(args[4]));
     Random random = new Random(Long.parseLong(args[5]));
     boolean steady = args[6].equals("steady");
@@ -55,7 +56,7 @@ public final class FaultWorker {
     java.util.Set<String> errorKinds = new java.util.HashSet<>();
     try (DataOutputStream ids = new DataOutputStream(new BufferedOutputStream(new FileOutputStream(args[1]), 1 << 14));
         PrintWriter events = new PrintWriter(new FileWriter(args[2]), true)) {
-      while (System.currentTimeMillis() < endAt) {
+      while (System.currentTimeMillis() < end.millis()) {
         LeasedGeneGenerator g;
         long buildStart = System.currentTimeMillis();
         WorkerIdAssigner assigner = WorkerIdAssigners.create(props);
@@ -74,13 +75,13 @@ public final class FaultWorker {
           Thread.sleep(100);
           continue;
         }
-        long lifeEnd = steady ? endAt : System.currentTimeMillis() + 1_000 + random.nextInt(2_000);
+        long lifeEnd = steady ? Long.MAX_VALUE : System.currentTimeMillis() + 1_000 + random.nextInt(2_000);
         long token = 0;
         long workerId = -1;
         long fenced = 0;
         int gene = random.nextInt(64);
         boolean first = true;
-        while (System.currentTimeMillis() < Math.min(lifeEnd, endAt)) {
+        while (System.currentTimeMillis() < Math.min(lifeEnd, end.millis())) {
           try {
             for (int k = 0; k < 16; k++) {
               ids.writeLong(g.nextId(gene++ & 63));
@@ -113,7 +114,7 @@ public final class FaultWorker {
         if (fenced > 0) {
           events.println("NOTE fenced " + fenced + " calls, last at " + System.currentTimeMillis());
         }
-        if (!steady && random.nextInt(3) == 0 && System.currentTimeMillis() < endAt - 1_500) {
+        if (!steady && random.nextInt(3) == 0 && System.currentTimeMillis() < end.millis() - 1_500) {
           ids.flush();
           events.println("CRASH " + workerId + " " + token);
           events.flush();
@@ -137,6 +138,35 @@ public final class FaultWorker {
   private static String oneLine(Throwable e) {
     String m = e.getClass().getSimpleName() + ": " + e.getMessage();
     return m.replace('\n', ' ');
+  }
+
+  /** The end of the run (Unix ms), read from a file every 20 ms: the run moves it later when its schedule waits. */
+  static final class RunEnd {
+    private final Path file;
+    private volatile long millis;
+
+    RunEnd(Path file) throws java.io.IOException {
+      this.file = file;
+      millis = Long.parseLong(Files.readString(file).trim());
+      Thread t = new Thread(() -> {
+        for (;;) {
+          try {
+            Thread.sleep(20);
+            millis = Long.parseLong(Files.readString(file).trim());
+          } catch (InterruptedException e) {
+            return;
+          } catch (java.io.IOException | NumberFormatException e) {
+            // being replaced: keep the last end
+          }
+        }
+      }, "fault-end");
+      t.setDaemon(true);
+      t.start();
+    }
+
+    long millis() {
+      return millis;
+    }
   }
 
   /** {@link GeneClock#system()} plus an offset (ms) read from a file every few milliseconds. */

@@ -48,7 +48,8 @@ class PostgresFailoverFaultTest {
       long[] promotedAt = {0};
       FaultRun.Result r = new FaultRun("postgres failover", dir)
           .props(Map.of("worker-assigner", "jdbc", "jdbc-url", primary.url(), "jdbc-table", table, "space", space,
-              "worker-id-max", "0", "lease-ttl", TTL.toSeconds() + "s", "lease-acquire-timeout", "20s"))
+              "worker-id-max", "0", "lease-ttl", TTL.toSeconds() + "s", "lease-acquire-timeout", "20s",
+              "jdbc-statement-timeout", FaultTables.STATEMENT_TIMEOUT))
           .jvms(2)
           .duration(Duration.ofSeconds(FaultRun.longProfile() ? 40 : 24))
           // the new holder starts before the promotion and retries against the read-only standby until it is promoted

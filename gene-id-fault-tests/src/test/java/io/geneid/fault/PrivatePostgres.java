@@ -89,9 +89,13 @@ final class PrivatePostgres implements AutoCloseable {
     running = false;
   }
 
-  /** The JDBC URL of database {@code postgres} here, with connect and socket timeouts. */
+  /**
+   * The JDBC URL of database {@code postgres} here, with connect, login and socket timeouts; the connect and login
+   * timeouts are those of {@link FaultTables#CONNECT_SECONDS} (2 s at the tests' time scale).
+   */
   String url() {
-    return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres&connectTimeout=2&socketTimeout=5";
+    return "jdbc:postgresql://127.0.0.1:" + port + "/postgres?user=postgres&connectTimeout="
+        + FaultTables.CONNECT_SECONDS + "&loginTimeout=" + FaultTables.CONNECT_SECONDS + "&socketTimeout=5";
   }
 
   void execute(String sql) throws SQLException {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.etcd.PrivateEtcd;
 import io.geneid.zookeeper.TestZookeeper;
+import io.geneid.core.testing.TestTime;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -34,7 +35,10 @@ class StoreRestoreFaultTest {
 
   private static final String SPACE = "restore";
   private static final Duration TTL = Duration.ofSeconds(6);
-  /** A pool start and a takeover each wait up to TTL + borrow + 2 s; a loaded machine starts JVMs slowly. */
+  /**
+   * A pool start and a takeover each wait up to TTL + borrow + 2 s; a loaded machine starts JVMs slowly (and
+   * {@link FaultRun#awaitIdsFlowing} scales this by the tests' time scale).
+   */
   private static final Duration FLOWING = Duration.ofSeconds(30);
 
   /** A pool key as builds before #33 wrote it (now ignored): none of its worker ids is held when the copy is taken. */
@@ -83,8 +87,8 @@ class StoreRestoreFaultTest {
               assertThat(held).as("the holder's claim before the restore").isNotNull();
               zk.restoreData(copy);
               // a new client: one that saw the later transactions is refused by the restored server (zxid)
-              try (CuratorFramework fresh = CuratorFrameworkFactory.newClient(zk.connect(), 10_000, 5_000,
-                  new RetryNTimes(3, 100))) {
+              try (CuratorFramework fresh = CuratorFrameworkFactory.newClient(zk.connect(), 10_000,
+                  (int) TestTime.millis(5_000), new RetryNTimes(3, 100))) {
                 fresh.start();
                 // gone with the restore (the waiting JVM may have claimed the worker id since)
                 assertThat(data(fresh, pool + "/claims/0")).as("the claim after the restore").isNotEqualTo(held);

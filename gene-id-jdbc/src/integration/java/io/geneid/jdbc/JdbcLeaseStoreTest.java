@@ -12,6 +12,7 @@ import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.testing.TestTime;
 import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -25,6 +26,9 @@ import org.junit.jupiter.api.Test;
 /** JDBC-specific behaviour: DataSource without auto-commit, documented DDL, database time, errors, properties. */
 class JdbcLeaseStoreTest {
 
+  /** The TTL of the leases here, held on real databases: 2 s at the tests' time scale. */
+  private static final Duration TTL = TestTime.seconds(2);
+
   @Test
   void worksOnAPooledDataSourceWhoseConnectionsAreNotInAutoCommit() throws Exception {
     try (LeaseDatabase db = new LeaseDatabase(LeaseDatabase.Kind.POSTGRESQL)) {
@@ -37,12 +41,12 @@ class JdbcLeaseStoreTest {
       config.setMaximumPoolSize(2);
       try (HikariDataSource ds = new HikariDataSource(config)) {
         JdbcWorkerIdAssigner a = JdbcWorkerIdAssigner.builder().dataSource(ds).table("leases").space("orders")
-            .ttl(Duration.ofSeconds(2)).workerIds(0, 1).build();
+            .ttl(TTL).workerIds(0, 1).build();
         long before = System.currentTimeMillis();
         WorkerLease lease = a.acquire(255);
         // expiry from the database clock (same host here): now + TTL
-        assertThat(lease.expiresAt().toEpochMilli()).isBetween(before + 2_000 - 500, System.currentTimeMillis()
-            + 2_000 + 500);
+        assertThat(lease.expiresAt().toEpochMilli()).isBetween(before + TTL.toMillis() - 500,
+            System.currentTimeMillis() + TTL.toMillis() + 500);
         WorkerLease renewed = a.renew(lease, Instant.ofEpochMilli(before + 9_000));
         assertThat(renewed.highWaterMark().toEpochMilli()).isEqualTo(before + 9_000);
         a.release(renewed, Instant.ofEpochMilli(before + 5));
@@ -74,7 +78,7 @@ class JdbcLeaseStoreTest {
         s.execute("INSERT INTO " + db.table + " VALUES ('up', 3, '(unknown history)', 4, 1, 0)");
       }
       JdbcWorkerIdAssigner a = JdbcWorkerIdAssigner.builder().jdbcUrl(db.url(db.port()), null, null).space("up")
-          .workerIds(0, 3).ttl(Duration.ofSeconds(2)).acquireTimeout(Duration.ZERO).build();
+          .workerIds(0, 3).ttl(TTL).acquireTimeout(Duration.ZERO).build();
       WorkerLease fresh = a.acquire(255);
       assertThat(fresh.workerId()).as("without a row: granted first").isEqualTo(2);
       WorkerLease reused = a.acquire(255);
@@ -183,7 +187,7 @@ class JdbcLeaseStoreTest {
     try (LeaseDatabase db = new LeaseDatabase(LeaseDatabase.Kind.MARIADB)) {
       Map<String, String> props = Map.of("worker-assigner", "jdbc", "jdbc-url", db.url(db.port()),
           "jdbc-create-table", "true", "space", "orders", "worker-id-min", "4", "worker-id-max", "5",
-          "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
+          "lease-ttl", TTL.toMillis() + "ms", "gene-bits", "4", "sequence-bits", "10");
       GeneIdRegistry.Handle<LeasedGeneGenerator> g = LeasedGenerators.sharedGenerator(props);
       try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = LeasedGenerators.sharedGenerator(Map.copyOf(props))) {
         assertThat(again.generator()).isSameAs(g.generator());

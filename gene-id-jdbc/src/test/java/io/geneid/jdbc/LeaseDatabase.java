@@ -1,5 +1,6 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -16,6 +17,12 @@ import org.h2.tools.Server;
 final class LeaseDatabase implements AutoCloseable {
 
   enum Kind { MARIADB, POSTGRESQL, H2 }
+
+  /**
+   * The drivers' connect and socket timeouts in {@link #url(int)}: 2 s at the tests' time scale, so that a busy
+   * machine's slow connection or query is not an error, and they keep their proportion to the tests' scaled TTLs.
+   */
+  static final long DRIVER_TIMEOUT_MILLIS = TestTime.millis(2_000);
 
   final Kind kind;
   final String name = "gid_lease_jdbc_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
@@ -55,9 +62,12 @@ final class LeaseDatabase implements AutoCloseable {
   String url(int port) {
     switch (kind) {
       case MARIADB:
-        return "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?user=root&connectTimeout=2000&socketTimeout=2000";
+        return "jdbc:mariadb://127.0.0.1:" + port + "/" + name + "?user=root&connectTimeout=" + DRIVER_TIMEOUT_MILLIS
+            + "&socketTimeout=" + DRIVER_TIMEOUT_MILLIS;
       case POSTGRESQL:
-        return "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?user=postgres&connectTimeout=2&socketTimeout=2";
+        long seconds = (DRIVER_TIMEOUT_MILLIS + 999) / 1000; // PgJDBC takes whole seconds
+        return "jdbc:postgresql://127.0.0.1:" + port + "/" + name + "?user=postgres&connectTimeout=" + seconds
+            + "&socketTimeout=" + seconds;
       default:
         return "jdbc:h2:tcp://127.0.0.1:" + port + "/mem:" + name + ";DB_CLOSE_DELAY=-1";
     }

@@ -1,8 +1,8 @@
 package io.geneid.jdbc;
 
+import io.geneid.core.testing.TestTime;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
-import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -80,7 +80,10 @@ final class SegmentDatabase implements AutoCloseable {
     return pool(url(), 8);
   }
 
-  /** A pool on {@code url} that gives up on a connection after 1 s (scaled), so a store outage shows quickly. */
+  /**
+   * A pool on {@code url} that gives up on a connection after 1 s at the tests' time scale, so a store outage shows
+   * quickly and a busy machine's slow connection is no outage.
+   */
   HikariDataSource pool(String url, int size) {
     HikariConfig config = new HikariConfig();
     config.setJdbcUrl(url);
@@ -89,7 +92,7 @@ final class SegmentDatabase implements AutoCloseable {
     config.setMaximumPoolSize(size);
     config.setMinimumIdle(0);
     config.setConnectionTimeout(TestTime.millis(1_000));
-    config.setValidationTimeout(500);
+    config.setValidationTimeout(TestTime.millis(500));
     config.setInitializationFailTimeout(-1);
     config.setPoolName("segment-" + kind.name().toLowerCase(Locale.ROOT) + "-" + pools.size());
     HikariDataSource pool = new HikariDataSource(config);

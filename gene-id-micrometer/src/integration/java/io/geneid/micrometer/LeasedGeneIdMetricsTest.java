@@ -74,7 +74,8 @@ class LeasedGeneIdMetricsTest {
   void registeredBindsLeasedGeneratorsSharedByConfiguration() {
     String space = "shared-" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     GeneIdRegistry.Handle<LeasedGeneGenerator> handle = LeasedGenerators.sharedGenerator(Map.of("worker-assigner", "static", "worker-id", "3",
-        "mark-file", dir.resolve("w3.mark").toString(), "space", space, "lease-ttl", "1s"));
+        "mark-file", dir.resolve("w3.mark").toString(), "space", space,
+        "lease-ttl", TestTime.seconds(1).toMillis() + "ms")); // on the system clock: at the time scale
     LeasedGeneGenerator shared = handle.generator();
     try {
       handle.nextId();
@@ -166,6 +167,6 @@ class LeasedGeneIdMetricsTest {
 
   private static RedisWorkerIdAssigner assigner(TestRedis redis, String space, String uri) {
     return RedisWorkerIdAssigner.builder().redisUri(uri).keyPrefix(redis.prefix).space(space).workerIds(0, 3).ttl(TTL)
-        .acquireTimeout(Duration.ofSeconds(5)).owner("metrics-test").build();
+        .acquireTimeout(TestTime.seconds(5)).owner("metrics-test").build();
   }
 }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -23,6 +24,12 @@ import org.junit.jupiter.api.io.TempDir;
 class RedisClusterFailoverTest {
 
   private static final String PREFIX = "gid_cluster_fault";
+  /**
+   * The lease TTL, the segment stores' command timeout and the generators' fetch timeout: 1 s, 500 ms and 1 s at the
+   * tests' time scale, so that a busy machine's slow calls are not what the test sees. The failover itself keeps the
+   * cluster's own times (node timeout 1 s); how long it took is printed, not asserted.
+   */
+  private static final Duration TTL = TestTime.seconds(1);
 
   @TempDir Path dir;
 
@@ -69,6 +76,10 @@ class RedisClusterFailoverTest {
         int replica = cluster.awaitFailover(meta, master, Duration.ofSeconds(30));
         RedisProcesses.await(() -> issuers.stream().allMatch(i -> i.issuedSinceMark(100)), Duration.ofSeconds(40),
             "ids after the failover");
+        // a leased generator issues on its lease without the store until its next renewal (every third of the TTL),
+        // which may come after the ids above: wait for it, as the Sentinel test does
+        RedisProcesses.await(() -> l1.leasesLost() + l2.leasesLost() > lostBefore, Duration.ofSeconds(15),
+            "a renewal refused for the dead master's generation");
         assertThat(l1.leasesLost() + l2.leasesLost()).as("leases of the dead master's generation are refused")
             .isGreaterThan(lostBefore);
         StringBuilder b = new StringBuilder("[cluster] kill -9 of the master on port " + master + ", replica on port "
@@ -88,16 +99,16 @@ class RedisClusterFailoverTest {
 
   private static RedisWorkerIdAssigner assigner(PrivateCluster cluster, String space) {
     return RedisWorkerIdAssigner.builder().redisUri(cluster.uri()).keyPrefix(PREFIX).space(space).workerIds(0, 3)
-        .ttl(Duration.ofSeconds(1)).acquireTimeout(Duration.ofSeconds(20)).build();
+        .ttl(TTL).acquireTimeout(TestTime.seconds(20)).build();
   }
 
   private static RedisSegmentStore store(PrivateCluster cluster) {
     return RedisSegmentStore.builder().redisUri(cluster.uri()).keyPrefix(PREFIX)
-        .commandTimeout(Duration.ofMillis(500)).allowWithoutPersistence(true).build();
+        .commandTimeout(TestTime.ofMillis(500)).allowWithoutPersistence(true).build();
   }
 
   private static GeneSegmentGenerator segments(RedisSegmentStore store, String tag) {
     return GeneSegmentGenerator.builder(store, tag).minStep(20).maxStep(20).prefetchRetry(Duration.ofMillis(20))
-        .fetchTimeout(Duration.ofSeconds(1)).build();
+        .fetchTimeout(TestTime.seconds(1)).build();
   }
 }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.GeneSegmentGenerator;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -101,8 +102,8 @@ class RedisEvictionFaultTest {
       int port = PrivateRedis.freePort();
       redis.start(port, cacheServer("noeviction"));
       try (RedisWorkerIdAssigner assigner = RedisWorkerIdAssigner.builder().redisUri("redis://127.0.0.1:" + port)
-          .keyPrefix(PREFIX).space("vouch").workerIds(0, 3).ttl(Duration.ofSeconds(1))
-          .acquireTimeout(Duration.ofSeconds(10)).build()) {
+          .keyPrefix(PREFIX).space("vouch").workerIds(0, 3).ttl(TestTime.seconds(1)) // commands: a third of it
+          .acquireTimeout(TestTime.seconds(10)).build()) {
         assertThat(assigner.vouchesForHistory()).as("built on noeviction").isTrue();
         assigner.acquire(255, Duration.ofMillis(10));
         assertThat(assigner.vouchesForHistory()).as("after a grant on noeviction").isTrue();

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -29,7 +30,9 @@ class RedisFailbackTest {
       String space = "f" + System.nanoTime();
       TestRedis.agePool(a.redis(), PREFIX, space);
       try (RedisWorkerIdAssigner assigner = RedisWorkerIdAssigner.builder().redisUri(a.uri()).keyPrefix(PREFIX)
-          .space(space).workerIds(0, 1).ttl(Duration.ofSeconds(5)).acquireTimeout(Duration.ZERO).build()) {
+          .space(space).workerIds(0, 1).ttl(TestTime.seconds(5)).acquireTimeout(Duration.ZERO).build()) {
+        // the TTL at the tests' time scale: the lease must outlive the replication waits below on a busy machine, so
+        // that the renewal is refused for the new generation, not for a lapse
         WorkerLease lease = assigner.acquire(255, Duration.ofMillis(10));
         String runId = a.runId();
         // b replicates a, is promoted; a replicates b, and is promoted back: same process, same run_id

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.Segment;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -81,17 +82,17 @@ class RedisSegmentCounterLostTest {
 
   private static RedisSegmentStore store(PrivateRedis redis) {
     return RedisSegmentStore.builder().redisUri(redis.uri()).allowWithoutPersistence(true)
-        .commandTimeout(Duration.ofSeconds(1)).build();
+        .commandTimeout(TestTime.seconds(1)).build(); // at the time scale, as the fetch timeout
   }
 
   private static GeneSegmentGenerator generator(RedisSegmentStore store) {
     return GeneSegmentGenerator.builder(store, TAG).minStep(20).maxStep(20).prefetchRatio(0.5)
-        .fetchTimeout(Duration.ofMillis(300)).prefetchRetry(Duration.ofMillis(20)).build();
+        .fetchTimeout(TestTime.ofMillis(300)).prefetchRetry(Duration.ofMillis(20)).build();
   }
 
   /**
-   * A and B take turns until each issued {@code n} more ids, or both were refused for 5 s on end (a deadline, not a
-   * sleep: each refusal is a fetch that failed). Returns {issued by A, issued by B, refusals}.
+   * A and B take turns until each issued {@code n} more ids, or both were refused for 5 s (at the tests' time scale)
+   * on end (a deadline, not a sleep: each refusal is a fetch that failed). Returns {issued by A, issued by B, refusals}.
    */
   private static int[] issue(GeneSegmentGenerator ga, GeneSegmentGenerator gb, Map<Long, String> issued,
       List<String> duplicates, int n) {
@@ -120,7 +121,7 @@ class RedisSegmentCounterLostTest {
         refusedSince = 0;
       } else if (refusedSince == 0) {
         refusedSince = System.nanoTime();
-      } else if (System.nanoTime() - refusedSince > Duration.ofSeconds(5).toNanos()) {
+      } else if (System.nanoTime() - refusedSince > TestTime.seconds(5).toNanos()) {
         break;
       }
     }

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.segment.Segment;
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.cluster.SlotHash;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -25,13 +26,16 @@ class RedisSegmentGuardReviewTest {
 
   private static RedisSegmentStore store(PrivateRedis redis) {
     return RedisSegmentStore.builder().redisUri(redis.uri()).allowWithoutPersistence(true)
-        .commandTimeout(Duration.ofSeconds(1)).build();
+        .commandTimeout(TestTime.seconds(1)).build();
   }
 
 
-  /** A claim, retried while the client reconnects after a restart (at most 10 s); other failures are thrown. */
+  /**
+   * A claim, retried while the client reconnects after a restart (at most 10 s at the tests' time scale); other
+   * failures are thrown.
+   */
   private static Segment claim(RedisSegmentStore s, String tag) {
-    long end = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+    long end = System.nanoTime() + TestTime.seconds(10).toNanos();
     for (;;) {
       try {
         return s.nextSegment(tag, 10);

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
@@ -30,7 +31,7 @@ class RedisSentinelDemotedMasterTest {
       TestRedis.agePool(sentinel.node(sentinel.masterPort()), PREFIX, space);
       // connected to the master now, nothing written yet: it has seen no replica of it
       try (RedisWorkerIdAssigner late = RedisWorkerIdAssigner.builder().redisUri(sentinel.uri()).keyPrefix(PREFIX)
-          .space(space).workerIds(0, 0).ttl(Duration.ofSeconds(1)).acquireTimeout(Duration.ofSeconds(10)).build()) {
+          .space(space).workerIds(0, 0).ttl(TestTime.seconds(1)).acquireTimeout(TestTime.seconds(10)).build()) {
         int old = sentinel.failover();
         int now = sentinel.awaitMasterOtherThan(old, Duration.ofSeconds(30));
         assertThat(sentinel.info(old, "replication", "role")).as("the demoted master still says it is the master")

@@ -6,6 +6,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -27,7 +28,11 @@ import org.junit.jupiter.api.io.TempDir;
 class RedisSentinelFailoverTest {
 
   private static final String PREFIX = "gid_sentinel";
-  private static final Duration TTL = Duration.ofSeconds(1);
+  /**
+   * 1 s at the tests' time scale, as are the segment stores' command timeout and the generators' fetch timeout: a busy
+   * machine's slow calls are not what the test sees. The failovers keep the sentinels' own times.
+   */
+  private static final Duration TTL = TestTime.seconds(1);
 
   @TempDir Path dir;
 
@@ -112,17 +117,17 @@ class RedisSentinelFailoverTest {
 
   private static RedisWorkerIdAssigner assigner(PrivateSentinel sentinel, String space) {
     return RedisWorkerIdAssigner.builder().redisUri(sentinel.uri()).keyPrefix(PREFIX).space(space).workerIds(0, 3)
-        .ttl(TTL).acquireTimeout(Duration.ofSeconds(20)).build();
+        .ttl(TTL).acquireTimeout(TestTime.seconds(20)).build();
   }
 
   private static RedisSegmentStore store(PrivateSentinel sentinel) {
     return RedisSegmentStore.builder().redisUri(sentinel.uri()).keyPrefix(PREFIX)
-        .commandTimeout(Duration.ofMillis(500)).allowWithoutPersistence(true).build();
+        .commandTimeout(TestTime.ofMillis(500)).allowWithoutPersistence(true).build();
   }
 
   private static GeneSegmentGenerator segments(SegmentStore store) {
     return GeneSegmentGenerator.builder(store, "order").minStep(20).maxStep(20).prefetchRetry(Duration.ofMillis(20))
-        .fetchTimeout(Duration.ofSeconds(1)).build();
+        .fetchTimeout(TestTime.seconds(1)).build();
   }
 
   private static SegmentStore counting(SegmentStore store, AtomicLong claims, AtomicLong failures) {

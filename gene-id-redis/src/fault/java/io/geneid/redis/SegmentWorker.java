@@ -3,6 +3,7 @@ package io.geneid.redis;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.Segment;
 import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
@@ -47,7 +48,7 @@ final class SegmentWorker implements AutoCloseable {
   }
 
   static RedisSegmentStore store(String uri, String prefix) {
-    return RedisSegmentStore.builder().redisUri(uri).keyPrefix(prefix).commandTimeout(Duration.ofMillis(500))
+    return RedisSegmentStore.builder().redisUri(uri).keyPrefix(prefix).commandTimeout(TestTime.ofMillis(500))
         .allowWithoutPersistence(true).build();
   }
 
@@ -55,7 +56,7 @@ final class SegmentWorker implements AutoCloseable {
     GeneSegmentGenerator g = generator;
     if (g == null) {
       g = GeneSegmentGenerator.builder(counting, tag).minStep(100).maxStep(100).prefetchRetry(Duration.ofMillis(20))
-          .fetchTimeout(Duration.ofSeconds(1)).build();
+          .fetchTimeout(TestTime.seconds(1)).build();
       generator = g;
     }
     return g;

@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.sync.RedisCommands;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -70,7 +71,7 @@ public final class PrivateCluster implements AutoCloseable {
         seeds.add(RedisURI.create("redis://127.0.0.1:" + port));
       }
       c.client = RedisClusterClient.create(seeds);
-      c.client.setDefaultTimeout(Duration.ofSeconds(5));
+      c.client.setDefaultTimeout(TestTime.seconds(5)); // admin commands, at the time scale
       c.connection = c.client.connect();
       return c;
     } catch (IOException e) {

@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -125,7 +126,7 @@ public final class PrivateRedis implements AutoCloseable {
         uri.setPassword(password.toCharArray());
       }
       client = RedisClient.create(uri);
-      client.setDefaultTimeout(Duration.ofSeconds(5));
+      client.setDefaultTimeout(TestTime.seconds(5)); // admin commands, at the time scale
       connection = client.connect();
     }
     return connection.sync();
@@ -270,7 +271,7 @@ public final class PrivateRedis implements AutoCloseable {
     ProcessBuilder pb = new ProcessBuilder(command).redirectErrorStream(true)
         .redirectOutput(ProcessBuilder.Redirect.appendTo(dir.resolve("redis.out").toFile()));
     process = pb.start();
-    long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(10);
+    long deadline = System.nanoTime() + TestTime.seconds(10).toNanos();
     while (System.nanoTime() < deadline) {
       if (!process.isAlive()) {
         throw new IllegalStateException("redis-server exited with " + process.exitValue() + " on port " + port

@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.testing.TestTime;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -223,7 +224,7 @@ public final class PrivateSentinel implements AutoCloseable {
   private RedisSentinelCommands<String, String> sentinel(int port) {
     return sentinelConnections.computeIfAbsent(port, p -> {
       RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + p));
-      client.setDefaultTimeout(Duration.ofSeconds(5));
+      client.setDefaultTimeout(TestTime.seconds(5)); // admin commands, at the time scale
       sentinelClients.add(client);
       return client.connectSentinel();
     }).sync();

@@ -8,6 +8,7 @@ import io.geneid.core.bucket.AbstractBucketMapStoreContractTest;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStore;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -29,7 +30,7 @@ class RedisBucketMapStoreContractTest extends AbstractBucketMapStoreContractTest
   void connect() {
     redis = new TestRedis("bucket_map");
     store = track(RedisBucketMapStore.builder().redisUri(TestRedis.URI).keyPrefix(redis.prefix)
-        .commandTimeout(Duration.ofMillis(500)).build());
+        .commandTimeout(TestTime.ofMillis(500)).build());
   }
 
   private <T extends AutoCloseable> T track(T closeable) {
@@ -55,7 +56,7 @@ class RedisBucketMapStoreContractTest extends AbstractBucketMapStoreContractTest
   protected BucketMapStore ownStore() throws Exception {
     TcpProxy proxy = track(new TcpProxy("127.0.0.1", TestRedis.PORT));
     RedisBucketMapStore own = track(RedisBucketMapStore.builder().redisUri("redis://127.0.0.1:" + proxy.port())
-        .keyPrefix(redis.prefix).commandTimeout(Duration.ofMillis(500)).build());
+        .keyPrefix(redis.prefix).commandTimeout(TestTime.ofMillis(500)).build());
     proxies.put(own, proxy);
     return own;
   }

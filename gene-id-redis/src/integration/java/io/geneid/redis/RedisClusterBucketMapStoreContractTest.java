@@ -2,6 +2,7 @@ package io.geneid.redis;
 
 import io.geneid.core.bucket.AbstractBucketMapStoreContractTest;
 import io.geneid.core.bucket.BucketMapStore;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -37,7 +38,7 @@ class RedisClusterBucketMapStoreContractTest extends AbstractBucketMapStoreContr
 
   private RedisBucketMapStore newStore() {
     RedisBucketMapStore s = RedisBucketMapStore.builder().redisUri(cluster.uri()).keyPrefix(prefix)
-        .commandTimeout(Duration.ofSeconds(2)).build();
+        .commandTimeout(TestTime.seconds(2)).build();
     stores.add(s);
     return s;
   }

@@ -2,6 +2,7 @@ package io.geneid.redis;
 
 import io.geneid.core.segment.AbstractSegmentStoreContractTest;
 import io.geneid.core.segment.SegmentStore;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.util.concurrent.ThreadLocalRandom;
 import org.junit.jupiter.api.BeforeAll;
@@ -32,7 +33,7 @@ class RedisClusterSegmentStoreContractTest extends AbstractSegmentStoreContractT
   @Override
   protected SegmentStore newStore() {
     return track(RedisSegmentStore.builder().redisUri(cluster.uri()).keyPrefix(prefix)
-        .commandTimeout(Duration.ofSeconds(2)).allowWithoutPersistence(true).build());
+        .commandTimeout(TestTime.seconds(2)).allowWithoutPersistence(true).build());
   }
 
   @Override

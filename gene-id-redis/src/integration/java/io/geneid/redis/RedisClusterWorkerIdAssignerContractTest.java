@@ -2,6 +2,7 @@ package io.geneid.redis;
 
 import io.geneid.core.lease.AbstractWorkerIdAssignerContractTest;
 import io.geneid.core.lease.WorkerIdAssigner;
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanIterator;
@@ -76,7 +77,7 @@ class RedisClusterWorkerIdAssignerContractTest extends AbstractWorkerIdAssignerC
       client.shutdown(Duration.ZERO, Duration.ofSeconds(1));
       resources.shutdown();
     });
-    return b.clusterConnection(connection).commandTimeout(Duration.ofMillis(300)).build();
+    return b.clusterConnection(connection).commandTimeout(TestTime.ofMillis(300)).build(); // at the contract's scale
   }
 
   @Override

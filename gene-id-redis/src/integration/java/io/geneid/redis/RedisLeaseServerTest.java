@@ -7,6 +7,7 @@ import io.geneid.core.GeneIdException;
 import io.geneid.core.lease.WorkerIdExhaustedException;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.lease.WorkerLeaseLostException;
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -29,12 +30,17 @@ class RedisLeaseServerTest {
 
   private static final String PREFIX = "gid_server";
   private static final Duration SLACK = Duration.ofMillis(10);
+  /**
+   * 1 s at the tests' time scale: its commands time out after a third of it, and the bounds on how soon they fail
+   * and answer again grow with it.
+   */
+  private static final Duration TTL = TestTime.seconds(1);
 
   @TempDir Path dir;
 
   private static RedisWorkerIdAssigner.Builder assigner(PrivateRedis redis, String space, long max) {
     return RedisWorkerIdAssigner.builder().redisUri(redis.uri()).keyPrefix(PREFIX).space(space).workerIds(0, max)
-        .ttl(Duration.ofSeconds(1)).acquireTimeout(Duration.ZERO);
+        .ttl(TTL).acquireTimeout(Duration.ZERO);
   }
 
   /**
@@ -115,13 +121,13 @@ class RedisLeaseServerTest {
           assertThatThrownBy(() -> a.renew(lease, Instant.EPOCH)).isInstanceOf(GeneIdException.class)
               .isNotInstanceOf(WorkerLeaseLostException.class);
           assertThat(Duration.ofNanos(System.nanoTime() - t)).as("a command while Redis is down")
-              .isLessThan(Duration.ofMillis(600));
+              .isLessThan(TestTime.ofMillis(600));
           sleepQuietly(50);
         }
         redis.restart();
         long back = System.nanoTime();
         boolean answered = false;
-        while (!answered && System.nanoTime() - back < Duration.ofSeconds(15).toNanos()) {
+        while (!answered && System.nanoTime() - back < TestTime.seconds(15).toNanos()) {
           try {
             a.renew(lease, Instant.EPOCH);
             answered = true;
@@ -134,7 +140,8 @@ class RedisLeaseServerTest {
         long millis = (System.nanoTime() - back) / 1_000_000;
         System.out.printf("the assigner answered again %d ms after Redis was back%n", millis);
         assertThat(answered).isTrue();
-        assertThat(millis).as("ms until the assigner's commands worked again").isLessThan(1_000);
+        // reconnects at most 500 ms apart (Lettuce's default backoff grows to 30 s), and a command's time-out
+        assertThat(millis).as("ms until the assigner's commands worked again").isLessThan(TestTime.millis(1_000));
       }
     }
   }

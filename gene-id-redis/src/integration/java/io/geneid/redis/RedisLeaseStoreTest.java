@@ -10,6 +10,7 @@ import io.geneid.core.snowflake.GeneIdRegistry;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
+import io.geneid.core.testing.TestTime;
 import java.net.ServerSocket;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -43,9 +44,15 @@ class RedisLeaseStoreTest {
     return "gid_lease_r" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
   }
 
+  /**
+   * The TTL of the leases here, on the shared Redis and the system clock: 1 s at the tests' time scale (its commands
+   * time out after a third of it).
+   */
+  private static final Duration TTL = TestTime.seconds(1);
+
   private static RedisWorkerIdAssigner.Builder assigner(String space) {
     return RedisWorkerIdAssigner.builder().redisUri(TestRedis.URI).keyPrefix(store.prefix).space(space)
-        .ttl(Duration.ofSeconds(1)).acquireTimeout(Duration.ZERO).workerIds(0, 3);
+        .ttl(TTL).acquireTimeout(Duration.ZERO).workerIds(0, 3);
   }
 
   @Test
@@ -61,9 +68,10 @@ class RedisLeaseStoreTest {
           .hasMessageContaining(") in Redis at redis://127.0.0.1:6379/0 after waiting 0 ms");
     }
     long born = Long.parseLong(store.redis().hget(store.leaseKey(space, "meta"), "born"));
-    // the default acquire timeout (2 x TTL = 2 s) is shorter than the wait (3.3 s): it is extended, not failed
+    // an acquire timeout (one TTL; the default, 2 x TTL, is too at a time scale below 2.3) shorter than the wait
+    // (TTL + 2.3 s): it is extended, not failed
     try (RedisWorkerIdAssigner a = RedisWorkerIdAssigner.builder().redisUri(TestRedis.URI).keyPrefix(store.prefix)
-        .space(space).ttl(Duration.ofSeconds(1)).workerIds(0, 3).build()) {
+        .space(space).ttl(TTL).acquireTimeout(TTL).workerIds(0, 3).build()) {
       java.io.ByteArrayOutputStream err = new java.io.ByteArrayOutputStream();
       java.io.PrintStream stderr = System.err;
       WorkerLease lease;
@@ -73,13 +81,14 @@ class RedisLeaseStoreTest {
       } finally {
         System.setErr(stderr);
       }
-      long usableAt = born + 1_000 + borrow.toMillis() + io.geneid.core.lease.WorkerIdAssigner.HISTORY_MARGIN.toMillis();
+      long usableAt = born + TTL.toMillis() + borrow.toMillis() + io.geneid.core.lease.WorkerIdAssigner.HISTORY_MARGIN.toMillis();
       // the first start says once, at INFO, what it waits for and until when
       assertThat(err.toString(java.nio.charset.StandardCharsets.UTF_8))
           .containsOnlyOnce("INFO io.geneid.redis.RedisWorkerIdAssigner - worker ids of space '" + space + "' at "
               + "redis://127.0.0.1:6379/0 have no known history since " + Instant.ofEpochMilli(born) + " (a new pool, "
               + "or the store restarted, failed over or lost keys): they become usable at "
-              + Instant.ofEpochMilli(usableAt) + ", one TTL (PT1S) + 300 ms borrowing + 2000 ms clock margin later, "
+              + Instant.ofEpochMilli(usableAt) + ", one TTL (" + TTL + ") + 300 ms borrowing + 2000 ms clock margin "
+              + "later, "
               + "when any earlier holder must have stopped; waiting")
           // the grant itself is logged once, by the leased generator ("leased worker id ..."), not by the store
           .doesNotContain("acquired worker id");
@@ -95,7 +104,7 @@ class RedisLeaseStoreTest {
     String space = space();
     store.agePool(space);
     try (LeasedGeneGenerator g = LeasedGeneGenerator.builder()
-        .assigner(assigner(space).acquireTimeout(Duration.ofSeconds(10)).build()).build()) {
+        .assigner(assigner(space).acquireTimeout(TestTime.seconds(10)).build()).build()) {
       Set<Long> ids = new HashSet<>();
       for (int i = 0; i < 1_000; i++) {
         ids.add(g.nextId());
@@ -103,7 +112,7 @@ class RedisLeaseStoreTest {
       Instant markBefore = g.lease().orElseThrow().highWaterMark();
       store.forgetPool(space); // a Redis restart without persistence
       long forgotten = System.currentTimeMillis();
-      long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+      long deadline = System.nanoTime() + TestTime.seconds(10).toNanos();
       while (g.leasesLost() == 0 && System.nanoTime() < deadline) {
         Thread.sleep(5);
       }
@@ -115,7 +124,7 @@ class RedisLeaseStoreTest {
       }
       assertThat(g.isIssuing()).isTrue();
       // back only after one TTL and the slack, with a mark beyond anything the lost lease could have issued
-      assertThat(System.currentTimeMillis() - forgotten).isGreaterThanOrEqualTo(2_900);
+      assertThat(System.currentTimeMillis() - forgotten).isGreaterThanOrEqualTo(TTL.toMillis() + 1_900);
       assertThat(g.lease().orElseThrow().previousHighWaterMark()).isAfter(markBefore.minusMillis(1_000));
       for (int i = 0; i < 1_000; i++) {
         assertThat(ids.add(g.nextId())).isTrue();
@@ -211,7 +220,7 @@ class RedisLeaseStoreTest {
     store.agePool(space);
     Map<String, String> props = Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
         "redis-key-prefix", store.prefix, "space", space, "worker-id-min", "8", "worker-id-max", "9",
-        "lease-ttl", "2s", "gene-bits", "4", "sequence-bits", "10");
+        "lease-ttl", TestTime.seconds(2).toMillis() + "ms", "gene-bits", "4", "sequence-bits", "10");
     GeneIdRegistry.Handle<LeasedGeneGenerator> g = LeasedGenerators.sharedGenerator(props);
     try (GeneIdRegistry.Handle<LeasedGeneGenerator> again = LeasedGenerators.sharedGenerator(Map.copyOf(props))) {
       assertThat(again.generator()).isSameAs(g.generator());

@@ -93,7 +93,7 @@ final class RedisProcesses implements AutoCloseable {
   RedisCommands<String, String> redis(int port) {
     return connections.computeIfAbsent(port, p -> {
       RedisClient client = RedisClient.create(RedisURI.create("redis://127.0.0.1:" + p));
-      client.setDefaultTimeout(Duration.ofSeconds(5));
+      client.setDefaultTimeout(TestTime.seconds(5)); // admin commands, at the time scale
       synchronized (clients) {
         clients.add(client);
       }

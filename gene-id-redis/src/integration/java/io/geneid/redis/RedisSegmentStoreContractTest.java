@@ -4,6 +4,7 @@ import io.geneid.core.segment.AbstractSegmentStoreContractTest;
 import io.geneid.core.segment.SegmentStore;
 import io.geneid.core.segment.SegmentStoreOutageContract;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import org.junit.jupiter.api.BeforeEach;
 
@@ -19,7 +20,7 @@ class RedisSegmentStoreContractTest extends AbstractSegmentStoreContractTest
   }
 
   private RedisSegmentStore store(String uri) {
-    return track(RedisSegmentStore.builder().redisUri(uri).keyPrefix(redis.prefix).commandTimeout(Duration.ofMillis(500))
+    return track(RedisSegmentStore.builder().redisUri(uri).keyPrefix(redis.prefix).commandTimeout(TestTime.ofMillis(500))
         .allowWithoutPersistence(true).build());
   }
 

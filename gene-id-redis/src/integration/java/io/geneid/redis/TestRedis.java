@@ -1,5 +1,6 @@
 package io.geneid.redis;
 
+import io.geneid.core.testing.TestTime;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScanArgs;
@@ -33,7 +34,7 @@ public final class TestRedis implements AutoCloseable {
   public TestRedis(String name) {
     prefix = "gid_" + name + "_" + String.format("%016x", ThreadLocalRandom.current().nextLong());
     client = RedisClient.create(RedisURI.create(URI));
-    client.setDefaultTimeout(Duration.ofSeconds(5));
+    client.setDefaultTimeout(TestTime.seconds(5)); // admin commands, at the time scale
     try {
       connection = client.connect();
     } catch (RuntimeException e) {

@@ -41,7 +41,12 @@ class ServerMultiProcessTest {
   /** The servers' lease TTL: 2 s at the tests' time scale; the paused server stays stopped past it. */
   static final Duration TTL = TestTime.seconds(2);
   static final ObjectMapper JSON = new ObjectMapper();
-  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(1)).build();
+  /**
+   * The clients' connect and request timeouts: 1 s at the tests' time scale, short so that a paused server holds a
+   * client up only briefly, and not so short that a busy machine's slow answer is a refusal.
+   */
+  static final Duration CALL_TIMEOUT = TestTime.seconds(1);
+  static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(CALL_TIMEOUT).build();
 
   @Test
   void redisLeasesAndRedisSegments(@TempDir Path dir) throws Exception {
@@ -196,7 +201,7 @@ class ServerMultiProcessTest {
     }
 
     void assertReady(String what) throws Exception {
-      if (!awaitReady(Duration.ofSeconds(60))) {
+      if (!awaitReady(TestTime.seconds(60))) {
         throw new AssertionError(what + " server on port " + port + " not ready; its log:\n" + Files.readString(log));
       }
     }
@@ -209,7 +214,7 @@ class ServerMultiProcessTest {
         }
         try {
           HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + port
-              + "/health/ready")).timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+              + "/health/ready")).timeout(CALL_TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
           if (r.statusCode() == 200) {
             return true;
           }
@@ -251,7 +256,7 @@ class ServerMultiProcessTest {
         String path = (seg ? "/v1/segments/order/ids?" : "/v1/ids?") + query;
         try {
           HttpResponse<String> r = HTTP.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:"
-              + servers[i].port + path)).timeout(Duration.ofSeconds(1)).build(), HttpResponse.BodyHandlers.ofString());
+              + servers[i].port + path)).timeout(CALL_TIMEOUT).build(), HttpResponse.BodyHandlers.ofString());
           if (r.statusCode() != 200) {
             refused.incrementAndGet();
             continue;

@@ -2,6 +2,7 @@ package io.geneid.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import com.fasterxml.jackson.databind.JsonNode;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdStringFormat;
@@ -235,7 +236,7 @@ class HttpApiTest {
   @Test
   void pipelinedRequestsAreAnsweredInOrder() throws Exception {
     try (java.net.Socket socket = new java.net.Socket("127.0.0.1", s.server.httpPort())) {
-      socket.setSoTimeout(10_000);
+      socket.setSoTimeout((int) TestTime.millis(10_000));
       String req = "GET /v1/segments/order/ids HTTP/1.1\r\nHost: x\r\n\r\n"
           + "GET /v1/ids/42 HTTP/1.1\r\nHost: x\r\n\r\n"
           + "GET /v1/segments/item/ids HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";

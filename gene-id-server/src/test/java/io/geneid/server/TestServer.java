@@ -2,6 +2,7 @@ package io.geneid.server;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
@@ -18,7 +19,8 @@ import java.util.Map;
 /** A server in this JVM on free loopback ports, with an HTTP client for it. */
 final class TestServer implements AutoCloseable {
   static final ObjectMapper JSON = new ObjectMapper();
-  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+  /** Connect and request timeouts, and the wait for readiness, are at the tests' time scale ({@link TestTime}). */
+  private static final HttpClient HTTP = HttpClient.newBuilder().connectTimeout(TestTime.seconds(5)).build();
 
   final GeneIdServer server;
 
@@ -40,7 +42,7 @@ final class TestServer implements AutoCloseable {
 
   static TestServer startReady(Path dir, Map<String, String> keys) {
     TestServer s = start(dir, keys);
-    assertThat(s.server.awaitReady(Duration.ofSeconds(20))).as("server ready").isTrue();
+    assertThat(s.server.awaitReady(TestTime.seconds(20))).as("server ready").isTrue();
     return s;
   }
 
@@ -57,7 +59,7 @@ final class TestServer implements AutoCloseable {
 
   Answer get(String pathAndQuery, String... headers) {
     HttpRequest.Builder b = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.httpPort()
-        + pathAndQuery)).timeout(Duration.ofSeconds(20)).GET();
+        + pathAndQuery)).timeout(TestTime.seconds(20)).GET();
     if (headers.length > 0) {
       b.headers(headers);
     }

@@ -8,6 +8,7 @@ import io.geneid.client.GeneServerUnavailableException;
 import io.geneid.core.GeneContext;
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.Genes;
+import io.geneid.core.testing.TestTime;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashSet;
@@ -112,7 +113,7 @@ class GeneServerKeyGenerateAlgorithmTest {
   void whenTheServersDoNotAnswerTheInsertFailsNamingThem() {
     server.mode = FakeServer.Mode.UNAVAILABLE;
     GeneServerKeyGenerateAlgorithm algorithm = algorithm("server-urls", server.url() + ", http://127.0.0.1:1",
-        "retry-rounds", "0", "request-timeout", "3s");
+        "retry-rounds", "0", "request-timeout", TestTime.seconds(3).toMillis() + "ms"); // the 503 must come in time
     assertThatThrownBy(() -> keys(algorithm, "t_order", 1))
         .isInstanceOf(GeneServerUnavailableException.class)
         .hasMessageContaining(server.url() + " (HTTP 503 unavailable")

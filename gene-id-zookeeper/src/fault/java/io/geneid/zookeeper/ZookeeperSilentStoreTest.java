@@ -7,6 +7,7 @@ import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.testing.Await;
 import io.geneid.core.testing.TcpProxy;
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.CompletableFuture;
@@ -24,8 +25,18 @@ import org.junit.jupiter.api.Test;
  */
 class ZookeeperSilentStoreTest {
 
-  private static final Duration TTL = Duration.ofSeconds(3);
-  private static final Duration SESSION = Duration.ofSeconds(30);
+  /** The TTL the bounds below are measured against, unscaled: {@link Await#until} scales it itself. */
+  private static final Duration BASE_TTL = Duration.ofSeconds(3);
+  /**
+   * 3 s at the tests' time scale: the bounds (a third of the TTL, the TTL) grow with it and stay as strict relative to
+   * it, while a busy machine's pauses get the margin the lease rule needs.
+   */
+  private static final Duration TTL = TestTime.scaled(BASE_TTL);
+  /**
+   * Far longer than the TTL, and not scaled: closing on the silent connection waits two thirds of it. At least the
+   * TTL, as the assigner requires.
+   */
+  private static final Duration SESSION = TTL.compareTo(Duration.ofSeconds(30)) > 0 ? TTL : Duration.ofSeconds(30);
   private TestZookeeper zk;
   private String space;
 
@@ -85,9 +96,10 @@ class ZookeeperSilentStoreTest {
           + " ms, call timeout " + a.callTimeout().toMillis() + " ms: renewal returned after " + renewal
           + " ms (" + error.getNow(null) + "), acquire after " + acquire + " ms");
       assertThat(renewal).as("ms until the renewal returned (-1: not within a minute)")
-          .isBetween(0L, TTL.toMillis() / 3 + 500);
+          .isBetween(0L, TTL.toMillis() / 3 + TestTime.millis(500));
       assertThat(error.getNow(null)).isInstanceOf(GeneIdException.class).hasMessageContaining("did not answer");
-      assertThat(acquire).as("ms until an acquisition returned").isBetween(0L, TTL.toMillis() / 3 + 500);
+      assertThat(acquire).as("ms until an acquisition returned").isBetween(0L, TTL.toMillis() / 3
+          + TestTime.millis(500));
     }
   }
 
@@ -100,11 +112,11 @@ class ZookeeperSilentStoreTest {
       long frozen = System.nanoTime();
       proxy.freeze();
       // a renewal is due within a third of the TTL and must come back within the call timeout after it
-      Await.until(() -> g.lastRenewalError() != null, TTL, "the keeper's renewal to return with an error");
+      Await.until(() -> g.lastRenewalError() != null, BASE_TTL, "the keeper's renewal to return with an error");
       long returned = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - frozen);
       System.out.println("[zookeeper silent] keeper's renewal error " + returned + " ms after the connection went"
           + " silent: " + g.lastRenewalError());
-      Await.until(() -> !g.isIssuing(), TTL, "the generator to fence itself by its deadline");
+      Await.until(() -> !g.isIssuing(), BASE_TTL, "the generator to fence itself by its deadline");
     }
   }
 }

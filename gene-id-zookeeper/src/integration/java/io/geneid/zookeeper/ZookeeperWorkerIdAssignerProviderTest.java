@@ -9,6 +9,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.core.lease.WorkerLease;
 import io.geneid.core.snowflake.GeneIdRegistry;
+import io.geneid.core.testing.TestTime;
 import java.time.Instant;
 import java.util.HashMap;
 import java.util.HashSet;
@@ -77,11 +78,16 @@ class ZookeeperWorkerIdAssignerProviderTest {
     assertThat(ZookeeperWorkerIdAssigner.describe("a@zk1:2181,b:c@zk2:2181/ids")).isEqualTo("zk1:2181,zk2:2181/ids");
   }
 
+  /**
+   * A lease on a real server: 1 s at the tests' time scale. Every ZooKeeper call is waited for at most a third of the
+   * TTL, and a busy machine's calls (333 ms at load 26) and renewals must not fail a lease the test means to keep.
+   */
   @Test
   void aSharedGeneratorLeasesThroughZookeeperAndReleasesAtTheLastClose() throws Exception {
+    java.time.Duration ttl = TestTime.seconds(1);
     String space = "gid_zk_p" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
     Map<String, Object> p = props("zookeeper-connect", zk.connect(), "zookeeper-base-path", "/gene-id-provider",
-        "space", space, "worker-id-min", 3, "worker-id-max", 5, "lease-ttl", "1s");
+        "space", space, "worker-id-min", 3, "worker-id-max", 5, "lease-ttl", ttl.toMillis() + "ms");
     assertThat(WorkerIdAssigners.provider("zookeeper")).isInstanceOf(ZookeeperWorkerIdAssignerProvider.class);
     Set<Long> ids = new HashSet<>();
     long workerId;
@@ -99,7 +105,7 @@ class ZookeeperWorkerIdAssignerProviderTest {
     }
     // released with its exact mark: the next holder gets it at once
     try (ZookeeperWorkerIdAssigner a = ZookeeperWorkerIdAssigner.builder().connectString(zk.connect())
-        .basePath("/gene-id-provider").space(space).workerIds(workerId, workerId).ttl(java.time.Duration.ofSeconds(1))
+        .basePath("/gene-id-provider").space(space).workerIds(workerId, workerId).ttl(ttl)
         .acquireTimeout(java.time.Duration.ZERO).build()) {
       WorkerLease lease = a.acquire(255);
       assertThat(lease.previousHighWaterMark()).isEqualTo(mark);

@@ -48,7 +48,7 @@ public abstract class AbstractWorkerIdAssignerContractTest {
    * against this one, so they stay as strict, relative to the TTL. Whole seconds: etcd grants leases in whole seconds,
    * and a store TTL longer than the generator's moves the forgotten holders' floor past the tests' marks.
    */
-  protected static final Duration TTL = Duration.ofSeconds((long) Math.ceil(TestTime.scale()));
+  protected static final Duration TTL = TestTime.wholeSeconds(1);
 
   private final List<String> spaces = new ArrayList<>();
   private final List<AutoCloseable> closeables = new ArrayList<>();

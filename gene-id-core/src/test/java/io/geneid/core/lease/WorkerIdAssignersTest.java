@@ -1,5 +1,6 @@
 package io.geneid.core.lease;
 
+import io.geneid.core.testing.TestTime;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 
 import io.geneid.core.snowflake.LeasedGenerators;
@@ -90,7 +91,7 @@ class WorkerIdAssignersTest {
   @Test
   void sharedGeneratorIsOnePerConfiguration() {
     Map<String, String> props = Map.of("worker-id", "9", "mark-file", dir.resolve("m").toString(),
-        "gene-bits", "4", "sequence-bits", "10", "lease-ttl", "2s");
+        "gene-bits", "4", "sequence-bits", "10", "lease-ttl", TestTime.seconds(2).toMillis() + "ms");
     GeneIdRegistry.Handle<LeasedGeneGenerator> first = LeasedGenerators.sharedGenerator(props);
     LeasedGeneGenerator generator = first.generator();
     try (GeneIdRegistry.Handle<LeasedGeneGenerator> second = LeasedGenerators.sharedGenerator(Map.copyOf(props))) {
@@ -115,8 +116,9 @@ class WorkerIdAssignersTest {
   @Test
   void oneUserClosingItsHandleLeavesTheOtherIssuingAndTheLastCloseReleasesTheLease() {
     Path mark = dir.resolve("w13.mark");
+    // the generator runs on the system clock and must keep issuing: 1 s at the tests' time scale
     Map<String, String> props = Map.of("worker-id", "13", "mark-file", mark.toString(), "space", "counted",
-        "lease-ttl", "1s");
+        "lease-ttl", TestTime.seconds(1).toMillis() + "ms");
     GeneIdRegistry.Handle<LeasedGeneGenerator> spring = LeasedGenerators.sharedGenerator(props);
     GeneIdRegistry.Handle<LeasedGeneGenerator> sharding = LeasedGenerators.sharedGenerator(props);
     LeasedGeneGenerator generator = spring.generator();

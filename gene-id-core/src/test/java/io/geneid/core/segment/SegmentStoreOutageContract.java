@@ -8,6 +8,7 @@ import io.geneid.core.testing.TcpProxy;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.geneid.core.testing.TestTime;
 import java.time.Duration;
 import java.util.HashSet;
 import java.util.Set;
@@ -96,14 +97,16 @@ public interface SegmentStoreOutageContract {
 
   /** The client reconnects on its own schedule: each failure until then must be the clear one. */
   private static long issueOnceTheStoreIsBack(GeneSegmentGenerator g) {
-    long deadline = System.nanoTime() + Duration.ofSeconds(20).toNanos();
+    Duration timeout = TestTime.seconds(20);
+    long deadline = System.nanoTime() + timeout.toNanos();
     while (true) {
       try {
         return g.valueOf(g.nextId());
       } catch (GeneIdException e) {
         assertThat(e).hasMessageStartingWith("no ids left for tag 'order'");
         if (System.nanoTime() > deadline) {
-          throw new AssertionError("the generator did not resume within 20 s after the store came back", e);
+          throw new AssertionError("the generator did not resume within " + timeout.toMillis() + " ms after the store"
+              + " came back", e);
         }
         LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(20)); // polling for the reconnect
       }

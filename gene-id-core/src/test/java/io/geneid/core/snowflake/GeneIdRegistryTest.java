@@ -1,6 +1,7 @@
 package io.geneid.core.snowflake;
 
 
+import io.geneid.core.testing.TestTime;
 import io.geneid.core.GeneIdException;
 import io.geneid.core.GeneIdGenerator;
 import io.geneid.core.GeneIdLayout;
@@ -333,7 +334,7 @@ class GeneIdRegistryTest {
   @Test
   void aGeneratorClosedDirectlyLeavesTheRegistryAndItsHandlesFailLikeIt() {
     Map<String, String> props = Map.of("worker-id", "14", "mark-file", dir.resolve("w14.mark").toString(),
-        "space", "direct", "lease-ttl", "1s");
+        "space", "direct", "lease-ttl", TestTime.seconds(1).toMillis() + "ms"); // issues on the system clock
     GeneIdRegistry.Handle<LeasedGeneGenerator> handle = LeasedGenerators.sharedGenerator(props);
     handle.generator().close(); // for every user: the handle's javadoc says to close the handle instead
     assertThat(GeneIdRegistry.users(handle.key())).isZero();

@@ -1,5 +1,6 @@
 package io.geneid.core.snowflake;
 
+import io.geneid.core.testing.TestTime;
 import io.geneid.core.lease.StaticWorkerIdAssigner;
 
 
@@ -23,7 +24,7 @@ class LeasedBatchTest {
 
   private LeasedGeneGenerator generator(long workerId) {
     StaticWorkerIdAssigner assigner = StaticWorkerIdAssigner.builder().space("batch").workerId(workerId)
-        .markFile(dir.resolve("w" + workerId + ".mark")).ttl(Duration.ofSeconds(3)).build();
+        .markFile(dir.resolve("w" + workerId + ".mark")).ttl(TestTime.seconds(3)).build(); // on the system clock
     return LeasedGeneGenerator.builder().assigner(assigner).build();
   }
 

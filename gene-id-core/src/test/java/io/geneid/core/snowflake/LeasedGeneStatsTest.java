@@ -10,6 +10,7 @@ import io.geneid.core.testing.Await;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,9 +27,10 @@ class LeasedGeneStatsTest {
 
   /**
    * Renewed every 50 ms: a healthy lease lapses only if no renewal gets through for 20 intervals (a loaded CI machine
-   * delayed them past a TTL of 300 ms), and a broken one is fenced within a second.
+   * delayed them past a TTL of 300 ms), and a broken one is fenced within a second. 1 s at the tests' time scale: the
+   * lease runs on the system clock.
    */
-  private static final Duration TTL = Duration.ofSeconds(1);
+  private static final Duration TTL = TestTime.seconds(1);
 
   @TempDir Path dir;
 

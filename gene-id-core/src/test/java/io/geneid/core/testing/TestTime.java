@@ -66,6 +66,14 @@ public final class TestTime {
     return Duration.ofMillis(millis(base));
   }
 
+  /**
+   * {@code base} seconds times the scale, rounded up to whole seconds: for TTLs of stores that grant whole seconds
+   * (etcd), whose TTL must not come out longer than the generator's.
+   */
+  public static Duration wholeSeconds(long base) {
+    return Duration.ofSeconds((long) Math.ceil(base * scale()));
+  }
+
   /** The {@code -D} argument that gives a JVM this test started the same scale. */
   public static String jvmArgument() {
     return "-D" + PROPERTY + "=" + String.format(Locale.ROOT, "%.2f", scale());

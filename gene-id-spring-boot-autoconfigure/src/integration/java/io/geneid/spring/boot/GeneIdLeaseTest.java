@@ -14,6 +14,7 @@ import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.lease.WorkerIdAssigners;
 import io.geneid.mybatis.GeneIdentifierGenerator;
 import io.geneid.redis.TestRedis;
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
@@ -78,10 +79,16 @@ class GeneIdLeaseTest {
     return what + "_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36);
   }
 
-  /** A pool of the single worker id {@code workerId}, 2 s TTL, no waiting for a free id. */
+  /**
+   * The lease TTL of the pools here, on real stores and the system clock: 2 s at the tests' time scale, so that a
+   * busy machine's store calls (a third of it) and renewals keep the leases the tests hold.
+   */
+  private static final String TTL = TestTime.seconds(2).toMillis() + "ms";
+
+  /** A pool of the single worker id {@code workerId}, {@link #TTL}, no waiting for a free id. */
   private static String[] onePool(String space, long workerId, String owner) {
     return new String[] {"gene-id.lease.space=" + space, "gene-id.lease.worker-id-min=" + workerId,
-        "gene-id.lease.worker-id-max=" + workerId, "gene-id.lease.ttl=2s", "gene-id.lease.acquire-timeout=0s",
+        "gene-id.lease.worker-id-max=" + workerId, "gene-id.lease.ttl=" + TTL, "gene-id.lease.acquire-timeout=0s",
         "gene-id.lease.owner=" + owner};
   }
 
@@ -122,7 +129,7 @@ class GeneIdLeaseTest {
       // them) give a handle on this very instance
       Map<String, String> props = new TreeMap<>(Map.of("worker-assigner", "redis", "redis-uri", TestRedis.URI,
           "redis-key-prefix", redis.prefix, "space", space, "worker-id-min", "9", "worker-id-max", "9",
-          "lease-ttl", "2s", "lease-acquire-timeout", "0ms", "lease-owner", owner));
+          "lease-ttl", TTL, "lease-acquire-timeout", "0ms", "lease-owner", owner));
       sharding.set(LeasedGenerators.sharedGenerator(props));
       assertThat(sharding.get().generator()).isSameAs(generator);
       assertThat(GeneIdRegistry.allShared()).contains(generator);

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.etcd.PrivateEtcd;
 import io.geneid.zookeeper.TestZookeeper;
+import io.geneid.core.testing.TestTime;
 import java.util.HashSet;
 import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
@@ -33,7 +34,7 @@ class GeneIdZookeeperEtcdTest {
   void aWorkerIdLeasedFromZookeeperIssuesIds() {
     try (TestZookeeper zk = new TestZookeeper()) {
       runner.withPropertyValues("gene-id.worker-assigner=zookeeper", "gene-id.zookeeper.connect=" + zk.connect(),
-          "gene-id.lease.space=" + space(), "gene-id.lease.ttl=2s",
+          "gene-id.lease.space=" + space(), "gene-id.lease.ttl=" + TestTime.seconds(2).toMillis() + "ms",
           // an epoch of its own: worker ids leased by other tests of this JVM are claims of another layout
           "gene-id.epoch=2025-06-01T00:00:00Z").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(LeasedGeneGenerator.class);
@@ -66,8 +67,8 @@ class GeneIdZookeeperEtcdTest {
       // an old pool: a new one waits once for the history nobody can vouch for (TTL + borrowing + 2 s)
       etcd.put(prefix + "/leases/" + space + "/pool", "gen=0000000000000001;born=0;next=0");
       runner.withPropertyValues("gene-id.worker-assigner=etcd", "gene-id.etcd.endpoints=" + etcd.endpoint(),
-          "gene-id.etcd.key-prefix=" + prefix, "gene-id.etcd.timeout=500ms", "gene-id.lease.space=" + space,
-          "gene-id.lease.ttl=2s",
+          "gene-id.etcd.key-prefix=" + prefix, "gene-id.etcd.timeout=" + TestTime.millis(500) + "ms",
+          "gene-id.lease.space=" + space, "gene-id.lease.ttl=" + TestTime.wholeSeconds(2).toMillis() + "ms",
           // an epoch of its own, as above
           "gene-id.epoch=2025-07-01T00:00:00Z").run(context -> {
             assertThat(context).hasNotFailed().hasSingleBean(LeasedGeneGenerator.class);

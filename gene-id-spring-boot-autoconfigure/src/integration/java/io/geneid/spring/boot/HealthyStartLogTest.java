@@ -3,6 +3,7 @@ package io.geneid.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.redis.TestRedis;
+import io.geneid.core.testing.TestTime;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.SQLException;
@@ -33,7 +34,7 @@ class HealthyStartLogTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class))
-      .withPropertyValues("gene-id.lease.ttl=1s");
+      .withPropertyValues("gene-id.lease.ttl=" + TestTime.seconds(1).toMillis() + "ms"); // leases on real stores
 
   @BeforeAll
   static void stores() throws SQLException {

@@ -3,6 +3,7 @@ package io.geneid.spring.boot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.geneid.redis.PrivateRedis;
+import io.geneid.core.testing.TestTime;
 import java.net.InetAddress;
 import java.net.ServerSocket;
 import java.nio.file.Path;
@@ -32,7 +33,9 @@ class StoreFailureReportsTest {
 
   private final ApplicationContextRunner runner = new ApplicationContextRunner()
       .withConfiguration(AutoConfigurations.of(GeneIdAutoConfiguration.class))
-      .withPropertyValues("gene-id.lease.ttl=1s", "gene-id.lease.acquire-timeout=0s", "gene-id.redis.timeout=1s");
+      // 1 s at the tests' time scale: on a busy machine a store that answers must not look like one that does not
+      .withPropertyValues("gene-id.lease.ttl=" + TestTime.seconds(1).toMillis() + "ms",
+          "gene-id.lease.acquire-timeout=0s", "gene-id.redis.timeout=" + TestTime.seconds(1).toMillis() + "ms");
 
   @BeforeAll
   static void stores() {

@@ -2,6 +2,7 @@ package io.geneid.spring.boot;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
@@ -63,6 +64,8 @@ class SecretsNeverPrintedTest {
   static final String ENCODED = URLEncoder.encode(SECRET, StandardCharsets.UTF_8).replace("+", "%20");
   static final List<String> PIECES =
       List.of(SECRET, ENCODED, "Sx7q", "Kp4z", "Zr9w", "Yt3v", "Wv8u", "Um2k", "Hn5j");
+  /** The lease TTL of the runs that must work: 2 s at the tests' time scale (leases on real stores, real time). */
+  static final String TTL = TestTime.seconds(2).toMillis() + "ms";
 
   @TempDir
   static Path dir;
@@ -101,7 +104,7 @@ class SecretsNeverPrintedTest {
       int from = output.getAll().length();
       String space = agedSpace();
       String seen = run(true, "--gene-id.worker-assigner=redis", "--gene-id.redis.uri=" + uri,
-          "--gene-id.redis.lease-key-prefix=" + prefix, "--gene-id.lease.space=" + space, "--gene-id.lease.ttl=2s");
+          "--gene-id.redis.lease-key-prefix=" + prefix, "--gene-id.lease.space=" + space, "--gene-id.lease.ttl=" + TTL);
       assertNoSecret(uri, seen + output.getAll());
       // #12 item 13: one line per lease event, naming space, worker id and the store as host:port/db
       String log = output.getAll().substring(from);
@@ -149,11 +152,11 @@ class SecretsNeverPrintedTest {
   void jdbcLeasesThatWorkShowNoPassword(CapturedOutput output) {
     String url = "jdbc:postgresql://127.0.0.1:5432/test?user=postgres&password=" + ENCODED;
     String seen = run(true, "--gene-id.worker-assigner=jdbc", "--gene-id.jdbc.url=" + url,
-        "--gene-id.jdbc.create-tables=true", "--gene-id.jdbc.lease-table=" + table(), "--gene-id.lease.ttl=2s");
+        "--gene-id.jdbc.create-tables=true", "--gene-id.jdbc.lease-table=" + table(), "--gene-id.lease.ttl=" + TTL);
     assertNoSecret(url, seen + output.getAll());
     seen = run(true, "--gene-id.worker-assigner=jdbc", "--gene-id.jdbc.url=jdbc:postgresql://127.0.0.1:5432/test",
         "--gene-id.jdbc.username=postgres", "--gene-id.jdbc.password=" + SECRET,
-        "--gene-id.jdbc.create-tables=true", "--gene-id.jdbc.lease-table=" + table(), "--gene-id.lease.ttl=2s");
+        "--gene-id.jdbc.create-tables=true", "--gene-id.jdbc.lease-table=" + table(), "--gene-id.lease.ttl=" + TTL);
     assertNoSecret("gene-id.jdbc.password", seen + output.getAll());
   }
 
@@ -180,7 +183,7 @@ class SecretsNeverPrintedTest {
     String space = agedSpace();
     StringBuilder seen = new StringBuilder();
     seen.append(keys("GENE_SNOWFLAKE", "worker-assigner", "redis", "redis-uri", goodRedis,
-        "redis-key-prefix", prefix, "space", space, "lease-ttl", "2s"));
+        "redis-key-prefix", prefix, "space", space, "lease-ttl", TTL));
     seen.append(keys("GENE_SNOWFLAKE", "worker-assigner", "redis", "redis-uri", goodRedis + "x",
         "redis-key-prefix", prefix, "space", agedSpace(), "lease-acquire-timeout", "0s"));
     seen.append(keys("GENE_SNOWFLAKE", "worker-assigner", "redis",

@@ -2,6 +2,7 @@ package io.geneid.spring.boot.sharding;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import com.baomidou.mybatisplus.core.conditions.query.QueryWrapper;
 import io.geneid.core.GeneIdParts;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
@@ -67,7 +68,9 @@ class LeasedEndToEndTest {
         "--spring.datasource.url=jdbc:shardingsphere:absolutepath:" + sharding,
         "--gene-id.worker-assigner=" + store,
         "--gene-id.lease.space=" + run,
-        "--gene-id.lease.ttl=2s", // a new pool waits out one TTL of unknown history before its first grant
+        // a new pool waits out one TTL of unknown history before its first grant; 2 s at the tests' time scale, so
+        // that the lease outlives a busy machine's pauses
+        "--gene-id.lease.ttl=" + TestTime.seconds(2).toMillis() + "ms",
         "--mybatis-plus.global-config.banner=false"));
     if (store.equals("redis")) {
       args.add("--gene-id.redis.uri=" + TestRedis.URI);

@@ -2,6 +2,7 @@ package io.geneid.spring.boot.actuate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.geneid.core.testing.TestTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.testing.Await;
@@ -37,8 +38,8 @@ class GeneIdHealthLeaseLostTest {
     LeasedGeneGenerator leasedGenerator(org.springframework.core.env.Environment env) {
       return LeasedGeneGenerator.builder().assigner(RedisWorkerIdAssigner.builder()
           .redisUri(env.getRequiredProperty("test.redis-uri")).keyPrefix(env.getRequiredProperty("test.prefix"))
-          .space(env.getRequiredProperty("test.space")).workerIds(0, 3).ttl(Duration.ofMillis(900))
-          .acquireTimeout(Duration.ofSeconds(5)).build()).build();
+          .space(env.getRequiredProperty("test.space")).workerIds(0, 3).ttl(TestTime.ofMillis(900)) // UP until cut
+          .acquireTimeout(TestTime.seconds(5)).build()).build();
     }
   }
 

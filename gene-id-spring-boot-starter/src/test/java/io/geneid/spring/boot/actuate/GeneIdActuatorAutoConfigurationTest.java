@@ -5,6 +5,7 @@ import io.geneid.spring.boot.TestWorkerIds;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.geneid.core.testing.TestTime;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.geneid.core.testing.Await;
 import io.geneid.core.GeneIdLayout;
@@ -176,6 +177,12 @@ class GeneIdActuatorAutoConfigurationTest {
         .run(context -> assertThat(context).doesNotHaveBean(GeneIdHealthIndicator.class));
   }
 
+  /**
+   * The TTL of {@link StaticLease}: 600 ms at the tests' time scale. Its lease runs on the system clock, renewed every
+   * third of it, and must stay UP on a busy machine; the thresholds below are measured against it.
+   */
+  static final Duration LEASE_TTL = TestTime.ofMillis(600);
+
   /** A leased generator bean from a static assigner with its mark file in a temp directory. */
   @Configuration(proxyBeanMethods = false)
   static class StaticLease {
@@ -183,7 +190,7 @@ class GeneIdActuatorAutoConfigurationTest {
     LeasedGeneGenerator leasedGenerator(org.springframework.core.env.Environment env) {
       return LeasedGeneGenerator.builder().assigner(StaticWorkerIdAssigner.builder().space("orders")
           .workerId(Long.parseLong(env.getRequiredProperty("test.worker")))
-          .markFile(Path.of(env.getRequiredProperty("test.mark"))).ttl(Duration.ofMillis(600)).build()).build();
+          .markFile(Path.of(env.getRequiredProperty("test.mark"))).ttl(LEASE_TTL).build()).build();
     }
   }
 
@@ -196,20 +203,24 @@ class GeneIdActuatorAutoConfigurationTest {
       Health health = context.getBean(GeneIdHealthIndicator.class).health();
       assertThat(health.getStatus()).isEqualTo(Status.UP);
       assertThat(details(health, "leasedGenerator")).containsEntry("kind", "leased").containsEntry("space", "orders")
-          .containsEntry("issuing", true).containsEntry("leaseTtl", "600 ms").containsKey("leaseRemaining")
+          .containsEntry("issuing", true).containsEntry("leaseTtl", LEASE_TTL.toMillis() + " ms")
+          .containsKey("leaseRemaining")
           .doesNotContainKey("lastRenewalError");
     });
-    // renewals every 200 ms keep 570..370 ms left: a 590 ms threshold sees the lease about to lapse all the time
-    leased.withPropertyValues("management.health.geneid.lease-remaining-threshold=590ms").run(context -> {
+    // renewals every third of the TTL keep 95 % to 62 % of it left (570..370 ms of 600): a threshold 10 ms below the
+    // TTL sees the lease about to lapse all the time
+    long threshold = LEASE_TTL.toMillis() - 10;
+    leased.withPropertyValues("management.health.geneid.lease-remaining-threshold=" + threshold + "ms").run(context -> {
       Health health = context.getBean(GeneIdHealthIndicator.class).health();
       assertThat(health.getStatus()).isEqualTo(Status.DOWN);
       assertThat((String) details(health, "leasedGenerator").get("reason"))
-          .startsWith("the worker-id lease lapses in ").endsWith(" ms (below 590 ms) unless a renewal succeeds");
+          .startsWith("the worker-id lease lapses in ").endsWith(" ms (below " + threshold + " ms) unless a renewal"
+              + " succeeds");
     });
-    leased.withPropertyValues("management.health.geneid.lease-remaining-threshold=600ms")
+    leased.withPropertyValues("management.health.geneid.lease-remaining-threshold=" + LEASE_TTL.toMillis() + "ms")
         .run(context -> assertThat(context).getFailure().rootCause()
-            .hasMessage("management.health.geneid.lease-remaining-threshold must be below the lease TTL (PT0.6S) of "
-                + "generator 'leasedGenerator' but was PT0.6S: health would always be DOWN"));
+            .hasMessage("management.health.geneid.lease-remaining-threshold must be below the lease TTL (" + LEASE_TTL
+                + ") of generator 'leasedGenerator' but was " + LEASE_TTL + ": health would always be DOWN"));
   }
 
   // ---------------------------------------------------------------- metrics
