@@ -2,8 +2,10 @@ package io.geneid.cli;
 
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneRouting;
+import io.geneid.core.IntervalRouting;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStores;
+import io.geneid.core.settings.SettingsReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -147,6 +149,80 @@ final class ShardingConfig {
       tables.add(new Table(name, nodes, Level.NONE, level, true));
     }
     return tables;
+  }
+
+  /**
+   * A logic table whose table level is routed by {@code GENE_INTERVAL}.
+   *
+   * @param name the logic table
+   * @param algorithm the name of its {@code GENE_INTERVAL} algorithm
+   * @param routing the algorithm's interval rule
+   * @param nodes data source to its physical tables, in the order of {@code actualDataNodes}
+   */
+  record IntervalTable(String name, String algorithm, IntervalRouting routing, Map<String, List<String>> nodes) {}
+
+  /**
+   * The logic tables of the file's sharding rules ({@code tables}) whose table strategy uses {@code GENE_INTERVAL},
+   * in file order; empty if none.
+   *
+   * @throws BadInputException naming the file and the algorithm when its properties are wrong
+   */
+  static List<IntervalTable> intervalTables(Path file) {
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    List<IntervalTable> found = new ArrayList<>();
+    if (!(root.get("rules") instanceof List<?> rules)) {
+      return found;
+    }
+    for (Object r : rules) {
+      Map<?, ?> rule = map(r);
+      Map<?, ?> algorithms = map(rule.get("shardingAlgorithms"));
+      for (Map.Entry<?, ?> e : map(rule.get("tables")).entrySet()) {
+        String name = String.valueOf(e.getKey());
+        Map<?, ?> table = map(e.getValue());
+        Map<?, ?> forms = map(table.containsKey("tableStrategy") ? table.get("tableStrategy")
+            : rule.get("defaultTableStrategy"));
+        for (String form : List.of("standard", "complex", "hint")) {
+          Object algorithmName = map(forms.get(form)).get("shardingAlgorithmName");
+          Map<?, ?> algorithm = map(algorithms.get(String.valueOf(algorithmName)));
+          if (algorithmName == null || !"GENE_INTERVAL".equalsIgnoreCase(String.valueOf(algorithm.get("type")))) {
+            continue;
+          }
+          IntervalRouting routing;
+          try {
+            routing = IntervalRouting.from(SettingsReader.of(map(algorithm.get("props")))
+                .ownedBy("GENE_INTERVAL '" + algorithmName + "'"));
+          } catch (IllegalArgumentException ex) {
+            throw new BadInputException(file + ": " + ex.getMessage());
+          }
+          Object actual = table.get("actualDataNodes");
+          if (actual == null) {
+            throw new BadInputException(file + ": table " + name + " routes by GENE_INTERVAL '" + algorithmName
+                + "' but has no actualDataNodes to name its month tables");
+          }
+          Map<String, List<String>> nodes = new LinkedHashMap<>();
+          for (String node : expand(String.valueOf(actual), "actualDataNodes of " + name)) {
+            int dot = node.indexOf('.');
+            if (dot <= 0 || dot == node.length() - 1) {
+              throw new BadInputException(file + ": actualDataNodes of " + name + " must be <data source>.<table>"
+                  + " entries but held '" + node + "'");
+            }
+            nodes.computeIfAbsent(node.substring(0, dot), k -> new ArrayList<>()).add(node.substring(dot + 1));
+          }
+          found.add(new IntervalTable(name, String.valueOf(algorithmName), routing, nodes));
+        }
+      }
+    }
+    return found;
+  }
+
+  /** The data sources of the file ({@code dataSources}), by name, with their settings; empty if none. */
+  static Map<String, Map<?, ?>> dataSources(Path file) {
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    Map<String, Map<?, ?>> dataSources = new LinkedHashMap<>();
+    map(root.get("dataSources")).forEach((k, v) -> dataSources.put(String.valueOf(k), map(v)));
+    return dataSources;
   }
 
   private static Level level(@Nullable Object strategy, Map<?, ?> algorithms, Path file) {
