@@ -9,9 +9,11 @@ import io.geneid.core.settings.SettingsReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
@@ -453,7 +455,8 @@ final class ShardingConfig {
   /**
    * The family of the database-level algorithm {@code algorithm}: the tables whose database strategy uses it, each
    * with its sharding column and the physical table of a bucket (from its table strategy's {@code GENE_MOD} or
-   * {@code GENE_BUCKET}, or the single table of its data nodes), and the file's data sources.
+   * {@code GENE_BUCKET}, or the single table of its data nodes; a table routed by {@code GENE_INTERVAL} is one entry
+   * per month table, each holding rows of every bucket), and the file's data sources.
    *
    * @throws BadInputException naming the file, the table and what cannot be moved
    */
@@ -494,6 +497,7 @@ final class ShardingConfig {
       }
     }
     List<FamilyTable> tables = new ArrayList<>();
+    Set<String> logicTables = new LinkedHashSet<>();
     for (String follower : followers) {
       for (Object r : rules) {
         Map<?, ?> rule = map(r);
@@ -507,10 +511,10 @@ final class ShardingConfig {
           Object dbStrategy = table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
               : rule.get("defaultDatabaseStrategy");
           String column = keyColumn(map(dbStrategy), follower, name, table, file);
-          if (column == null || tables.stream().anyMatch(t -> t.name().equals(name))) {
+          if (column == null || !logicTables.add(name)) {
             continue;
           }
-          tables.add(familyTable(file, name, column, table, table.containsKey("tableStrategy")
+          tables.addAll(familyTables(file, name, column, table, table.containsKey("tableStrategy")
               ? table.get("tableStrategy") : rule.get("defaultTableStrategy"), algorithms, map.geneBits(),
               follower));
         }
@@ -576,7 +580,12 @@ final class ShardingConfig {
     return null;
   }
 
-  private static FamilyTable familyTable(Path file, String name, String column, Map<?, ?> table,
+  /**
+   * The physical tables of a logic table of the family, as the mover takes them: one whose physical table follows
+   * the bucket ({@code GENE_MOD}, {@code GENE_BUCKET}, or a single table), or, for a table level routed by time
+   * ({@code GENE_INTERVAL}), one per month table: a bucket's rows are in every one of them, and all move together.
+   */
+  private static List<FamilyTable> familyTables(Path file, String name, String column, Map<?, ?> table,
       @Nullable Object tableStrategy, Map<?, ?> algorithms, int geneBits, String algorithm) {
     List<String> physical = new ArrayList<>();
     Object actual = table.get("actualDataNodes");
@@ -598,9 +607,16 @@ final class ShardingConfig {
       }
       String algorithmName = String.valueOf(s.get("shardingAlgorithmName"));
       String type = String.valueOf(map(algorithms.get(algorithmName)).get("type")).toUpperCase(Locale.ROOT);
+      if (type.equals("GENE_INTERVAL")) {
+        List<FamilyTable> months = new ArrayList<>();
+        for (String t : physical) {
+          months.add(new FamilyTable(t, column, b -> t, type + " '" + algorithmName + "'", algorithm));
+        }
+        return months;
+      }
       if (!type.equals("GENE_MOD") && !type.equals("GENE_BUCKET")) {
         throw new BadInputException(file + ": the table level of " + name + " uses " + type + " ('"
-            + algorithmName + "'): the mover places a bucket's rows only by GENE_MOD or GENE_BUCKET");
+            + algorithmName + "'): the mover places a bucket's rows only by GENE_MOD, GENE_BUCKET or GENE_INTERVAL");
       }
       BucketMap tableMap = bucketMap(file, algorithmName);
       if (tableMap.geneBits() != geneBits) {
@@ -624,14 +640,14 @@ final class ShardingConfig {
               + " ends with _" + tableMap.target(b));
         }
       }
-      return new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'", algorithm);
+      return List.of(new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'", algorithm));
     }
     if (physical.size() != 1) {
       throw new BadInputException(file + ": table " + name + " has the physical tables " + physical + " but no"
           + " table strategy: the mover cannot tell which one holds a bucket");
     }
     String only = physical.get(0);
-    return new FamilyTable(name, column, b -> only, only, algorithm);
+    return List.of(new FamilyTable(name, column, b -> only, only, algorithm));
   }
 
   private static int intProp(Map<?, ?> props, String key, int fallback, String algorithm, Path file) {
