@@ -29,9 +29,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class ShardingConfig {
 
-  /** One level (database or table) of a logic table: routed by {@code GENE_MOD}, not sharded, or something else. */
-  record Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm) {
-    static final Level NONE = new Level(null, null);
+  /**
+   * One level (database or table) of a logic table: routed by {@code GENE_MOD}, by {@code GENE_INTERVAL} (the
+   * interval of the id's own time), not sharded, or something else.
+   */
+  record Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm, @Nullable IntervalRouting interval) {
+    static final Level NONE = new Level(null, null, null);
+
+    Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm) {
+      this(routing, otherAlgorithm, null);
+    }
   }
 
   /**
@@ -43,7 +50,10 @@ final class ShardingConfig {
    */
   record Table(String name, Map<String, List<String>> nodes, Level database, Level table, boolean auto) {
 
-    /** {@code ds_1.t_item_0}, or why this table cannot be routed by gene: as GENE_MOD routes {@code id}. */
+    /**
+     * {@code ds_1.t_item_0} (or {@code ds_1.t_item_202611} under {@code GENE_INTERVAL}), or why this table cannot be
+     * routed: as GENE_MOD and GENE_INTERVAL route {@code id}.
+     */
     String nodeOf(long id) {
       String unrouted = database.otherAlgorithm != null ? "database level uses " + database.otherAlgorithm
           : table.otherAlgorithm != null ? "table level uses " + table.otherAlgorithm : null;
@@ -67,6 +77,17 @@ final class ShardingConfig {
     private static String pick(Level level, List<String> targets, long id, String what) {
       if (level.routing != null) {
         return level.routing.target(targets, level.routing.indexOfKey(id));
+      }
+      if (level.interval != null) {
+        long interval = level.interval.intervalOf(id);
+        for (String target : targets) {
+          if (level.interval.intervalOfTarget(target).orElse(Long.MIN_VALUE) == interval) {
+            return target;
+          }
+        }
+        throw new IllegalStateException("id " + id + " (" + level.interval.timestampOf(id) + ") is in interval "
+            + level.interval.describe(interval) + " but none of the " + what + " " + targets + " ends with "
+            + level.interval.suffix(interval));
       }
       if (targets.size() != 1) {
         throw new IllegalStateException("the " + what + " " + targets + " are not sharded, so a row may be in any");
@@ -239,6 +260,14 @@ final class ShardingConfig {
         }
         String type = String.valueOf(algorithm.get("type"));
         String upper = type.toUpperCase(Locale.ROOT);
+        if (upper.equals("GENE_INTERVAL")) {
+          try {
+            return new Level(null, null, IntervalRouting.from(SettingsReader.of(map(algorithm.get("props")))
+                .ownedBy("GENE_INTERVAL '" + name + "'")));
+          } catch (IllegalArgumentException e) {
+            throw new BadInputException(file + ": " + e.getMessage());
+          }
+        }
         if (!upper.equals("GENE_MOD") && !upper.equals("GENE_MOD_AUTO")) {
           return new Level(null, type + " ('" + name + "')");
         }

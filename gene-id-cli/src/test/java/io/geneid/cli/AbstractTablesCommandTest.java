@@ -82,7 +82,7 @@ abstract class AbstractTablesCommandTest {
     }
   }
 
-  private String yaml(String months) {
+  String yaml(String months) {
     StringBuilder b = new StringBuilder("dataSources:\n");
     for (int i = 0; i < 2; i++) {
       b.append("  ds_").append(i).append(": {dataSourceClassName: com.zaxxer.hikari.HikariDataSource, jdbcUrl: \"")
@@ -111,7 +111,7 @@ abstract class AbstractTablesCommandTest {
         """.formatted(months.replace("TABLE", "t_order"), months.replace("TABLE", "t_item"));
   }
 
-  private Path write(String yaml) throws Exception {
+  Path write(String yaml) throws Exception {
     Path file = dir.resolve("app.yaml");
     Files.writeString(file, yaml, StandardCharsets.UTF_8);
     return file;

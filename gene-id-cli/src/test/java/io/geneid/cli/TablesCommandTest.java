@@ -25,6 +25,20 @@ class TablesCommandTest extends AbstractTablesCommandTest {
   void drop(String db) {}
 
   @Test
+  void shardNamesTheMonthTableOfAnId() throws Exception {
+    Path file = write(yaml("ds_${0..1}.TABLE_${[202611, 202612]}"));
+    long id = io.geneid.core.GeneIdLayout.defaults().firstIdAt(java.time.Instant.parse("2026-12-01T00:00:00Z")) | 5;
+    CliRun run = CliRun.of("shard", "--config", file.toString(), Long.toString(id));
+    assertThat(run.status()).as(run.err()).isZero();
+    assertThat(run.out()).contains("t_order                    ds_1.t_order_202612\n",
+        "t_item                     ds_1.t_item_202612\n");
+    long january = io.geneid.core.GeneIdLayout.defaults().firstIdAt(java.time.Instant.parse("2027-01-01T00:00:00Z"));
+    assertThat(CliRun.of("shard", "--config", file.toString(), Long.toString(january)).out())
+        .contains("t_item                     cannot route: id " + january + " (2027-01-01T00:00:00Z) is in interval"
+            + " 202701 but none of the tables of ds_0 [t_item_202611, t_item_202612] ends with 202701");
+  }
+
+  @Test
   void badInputIsOneLineNamingWhatIsWrong() throws Exception {
     Path none = dir.resolve("none.yaml");
     Files.writeString(none, "rules:\n- !SHARDING\n  tables:\n    t_order:\n      actualDataNodes: ds_0.t_order\n");
