@@ -323,13 +323,11 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
   public void route(RouteRequest req, StreamObserver<RouteReply> out) {
     call("route", "", out, () -> {
       GeneIdLayout layout = ids.layout();
-      Long timed = null; // the id whose own time names its interval
       long gene = switch (req.getSubjectCase()) {
         case ID -> {
           if (req.getId() < 0) {
             throw ApiException.invalid("an id must not be negative but was " + req.getId());
           }
-          timed = req.getId();
           yield layout.geneOf(req.getId());
         }
         case PARENT -> {
@@ -337,52 +335,14 @@ final class GrpcApi extends GeneIdServiceGrpc.GeneIdServiceImplBase {
           if (p == null) {
             throw ApiException.invalid("give what to route: an id or a parent");
           }
-          if (p.kind() == ParentKey.Kind.PARENT && req.hasInterval()) {
-            timed = IdService.parseId(p.text());
-          }
           yield p.gene();
         }
         case SUBJECT_NOT_SET -> throw ApiException.invalid("give what to route: an id or a parent");
       };
       long divisor = req.getGeneDivisor() == 0 ? 1 : Integer.toUnsignedLong(req.getGeneDivisor());
       long[] r = ids.route(gene, Integer.toUnsignedLong(req.getShardingCount()), divisor);
-      RouteReply.Builder reply = RouteReply.newBuilder().setGene(r[0]).setIndex((int) r[1]);
-      if (req.hasInterval()) {
-        if (timed == null) {
-          throw ApiException.invalid("an interval rule routes by the time of an id: give an id, or a parent number"
-              + " holding a parent's id");
-        }
-        IdService.IntervalOf of = ids.interval(intervalRule(req.getInterval()), timed);
-        reply.setInterval(of.interval()).setSuffix(of.suffix()).setIntervalStart(Json.instant(of.start()))
-            .setIntervalEnd(Json.instant(of.end())).addAllParentWindow(of.parentWindow());
-      }
-      return reply.build();
+      return RouteReply.newBuilder().setGene(r[0]).setIndex((int) r[1]).build();
     });
-  }
-
-  /** The interval rule of a request, its fields as the HTTP API's parameters. */
-  private io.geneid.core.IntervalRouting intervalRule(io.geneid.server.grpc.v1.IntervalRule rule) {
-    java.util.Map<String, String> params = new java.util.LinkedHashMap<>();
-    java.util.function.BiConsumer<String, String> put = (name, value) -> {
-      if (!value.isEmpty()) {
-        params.put(name, value);
-      }
-    };
-    put.accept("datetimeLower", rule.getDatetimeLower());
-    put.accept("datetimeUpper", rule.getDatetimeUpper());
-    put.accept("datetimePattern", rule.getDatetimePattern());
-    put.accept("datetimeIntervalUnit", rule.getDatetimeIntervalUnit());
-    put.accept("datetimeIntervalAmount", rule.getDatetimeIntervalAmount() == 0 ? ""
-        : Integer.toUnsignedString(rule.getDatetimeIntervalAmount()));
-    put.accept("shardingSuffixPattern", rule.getShardingSuffixPattern());
-    put.accept("datetimeZone", rule.getDatetimeZone());
-    if (rule.hasMaxChildLag()) {
-      put.accept("maxChildLag", Integer.toUnsignedString(rule.getMaxChildLag()));
-    }
-    if (!params.containsKey("datetimeLower")) {
-      throw ApiException.invalid("an interval rule needs datetime_lower, the local start of its first interval");
-    }
-    return java.util.Objects.requireNonNull(ids.intervals(params));
   }
 
   @Override

@@ -1,6 +1,5 @@
 package io.geneid.server;
 
-import io.geneid.core.IntervalRouting;
 import io.geneid.server.IdService.Decoded;
 import io.netty.buffer.ByteBuf;
 import io.netty.buffer.ByteBufUtil;
@@ -308,11 +307,9 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
     }
     if (path.equals("/v1/route") || parts.length == 4 && parts[1].equals("ids") && parts[3].equals("route")) {
       long gene;
-      Long timed = null; // the id whose own timestamp names its interval: an id, or a numeric parent (an id too)
       if (parts.length == 4) {
-        p.only(Params.ID_ROUTE_PARAMS);
-        timed = IdService.parseId(parts[2]);
-        gene = ids.layout().geneOf(timed);
+        p.only(Set.of("shardingCount", "geneDivisor"));
+        gene = ids.layout().geneOf(IdService.parseId(parts[2]));
       } else {
         p.only(Params.ROUTE_PARAMS);
         String id = p.getOrNull("id");
@@ -323,35 +320,10 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
         if (id == null && parent == null) {
           throw ApiException.invalid("give what to route: id, gene, parent, parentString or parentUuid");
         }
-        if (id != null) {
-          timed = IdService.parseId(id);
-        } else if (parent.kind() == ParentKey.Kind.PARENT && p.intervalParams().size() > 0) {
-          timed = IdService.parseId(parent.text());
-        }
-        gene = id != null ? ids.layout().geneOf(timed) : parent.gene();
-        if (timed == null && !p.intervalParams().isEmpty()) {
-          throw ApiException.invalid("datetimeLower and the other interval parameters route by the time of an id:"
-              + " give id, or parent with a parent's id; " + parent.kind().param + " carries no time");
-        }
+        gene = id != null ? ids.layout().geneOf(IdService.parseId(id)) : parent.gene();
       }
-      IntervalRouting intervals = ids.intervals(p.intervalParams());
-      boolean byGene = intervals == null || p.getOrNull("shardingCount") != null;
-      Json answer = Json.object(200).number("gene", gene);
-      if (byGene) {
-        long[] r = ids.route(gene, p.longValue("shardingCount", -1, true), p.longValue("geneDivisor", 1, false));
-        answer.number("index", r[1]);
-      }
-      if (intervals != null) {
-        IdService.IntervalOf of = ids.interval(intervals, timed);
-        StringBuilder window = new StringBuilder("[");
-        for (String suffix : of.parentWindow()) {
-          window.append(window.length() == 1 ? "" : ",").append('"').append(suffix).append('"');
-        }
-        answer.number("interval", of.interval()).string("suffix", of.suffix())
-            .string("intervalStart", Json.instant(of.start())).string("intervalEnd", Json.instant(of.end()))
-            .raw("parentWindow", window.append(']').toString());
-      }
-      return Answer.ok(answer.end(), 0, "");
+      long[] r = ids.route(gene, p.longValue("shardingCount", -1, true), p.longValue("geneDivisor", 1, false));
+      return Answer.ok(Json.object(40).number("gene", r[0]).number("index", r[1]).end(), 0, "");
     }
     if (path.equals("/v1/info")) {
       p.only(Set.of());
@@ -448,12 +420,8 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
     static final Set<String> ID_PARAMS = Set.of("count", "gene", "parent", "parentString", "parentUuid");
     static final Set<String> STRING_PARAMS = Set.of("count", "gene", "parent", "parentString", "parentUuid",
         "prefix", "date");
-    static final Set<String> ID_ROUTE_PARAMS = java.util.stream.Stream.concat(
-        java.util.stream.Stream.of("shardingCount", "geneDivisor"), IdService.INTERVAL_PARAMS.keySet().stream())
-        .collect(java.util.stream.Collectors.toUnmodifiableSet());
-    static final Set<String> ROUTE_PARAMS = java.util.stream.Stream.concat(
-        java.util.stream.Stream.of("id", "gene", "parent", "parentString", "parentUuid"), ID_ROUTE_PARAMS.stream())
-        .collect(java.util.stream.Collectors.toUnmodifiableSet());
+    static final Set<String> ROUTE_PARAMS = Set.of("id", "gene", "parent", "parentString", "parentUuid",
+        "shardingCount", "geneDivisor");
 
     private final Map<String, List<String>> values;
 
@@ -512,18 +480,6 @@ final class HttpApi extends ChannelInboundHandlerAdapter {
 
     long count() {
       return longValue("count", 1, false);
-    }
-
-    /** The interval parameters given ({@code datetimeLower}, ...), by name. */
-    Map<String, String> intervalParams() {
-      Map<String, String> found = new java.util.LinkedHashMap<>();
-      for (String name : IdService.INTERVAL_PARAMS.keySet()) {
-        String v = getOrNull(name);
-        if (v != null) {
-          found.put(name, v);
-        }
-      }
-      return found;
     }
 
     @Nullable ParentKey parent(io.geneid.core.GeneIdLayout layout) {

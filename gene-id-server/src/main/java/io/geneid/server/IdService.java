@@ -5,7 +5,6 @@ import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneIdParts;
 import io.geneid.core.GeneIdStringFormat;
 import io.geneid.core.GeneRouting;
-import io.geneid.core.IntervalRouting;
 import io.geneid.core.snowflake.LeasedGeneGenerator;
 import io.geneid.core.segment.GeneSegmentGenerator;
 import io.geneid.core.segment.SegmentStore;
@@ -387,77 +386,6 @@ final class IdService implements AutoCloseable {
       throw ApiException.invalid(e.getMessage());
     }
   }
-
-  /** The camelCase request parameters of an interval rule, by the property each one names (as GENE_INTERVAL's). */
-  static final Map<String, String> INTERVAL_PARAMS = intervalParams();
-
-  private static Map<String, String> intervalParams() {
-    Map<String, String> params = new java.util.LinkedHashMap<>();
-    for (String key : List.of(IntervalRouting.DATETIME_LOWER, IntervalRouting.DATETIME_UPPER,
-        IntervalRouting.DATETIME_PATTERN, IntervalRouting.DATETIME_INTERVAL_UNIT,
-        IntervalRouting.DATETIME_INTERVAL_AMOUNT, IntervalRouting.SHARDING_SUFFIX_PATTERN,
-        IntervalRouting.DATETIME_ZONE, IntervalRouting.MAX_CHILD_LAG)) {
-      StringBuilder camel = new StringBuilder();
-      boolean up = false;
-      for (char c : key.toCharArray()) {
-        if (c == '-') {
-          up = true;
-        } else {
-          camel.append(up ? Character.toUpperCase(c) : c);
-          up = false;
-        }
-      }
-      params.put(camel.toString(), key);
-    }
-    return java.util.Collections.unmodifiableMap(params);
-  }
-
-  /**
-   * The interval rule of a request's parameters ({@code datetimeLower}, ... as {@link #INTERVAL_PARAMS} names them)
-   * over the server's layout, or null when none is given.
-   *
-   * @throws ApiException naming the parameter, its value and what is allowed
-   */
-  @Nullable IntervalRouting intervals(Map<String, String> params) {
-    if (params.isEmpty()) {
-      return null;
-    }
-    Map<String, Object> props = new java.util.LinkedHashMap<>();
-    Map<String, String> names = new java.util.HashMap<>();
-    INTERVAL_PARAMS.forEach((param, key) -> names.put(key, param));
-    params.forEach((param, value) -> props.put(INTERVAL_PARAMS.get(param), value));
-    try {
-      return IntervalRouting.from(SettingsReader.of(props).named(k -> names.getOrDefault(k, k)))
-          .withLayout(layout);
-    } catch (IllegalArgumentException e) {
-      throw ApiException.invalid(e.getMessage());
-    }
-  }
-
-  /**
-   * Where an id's own timestamp puts it: {@code [interval, start millis, end millis]} and its suffix.
-   *
-   * @throws ApiException when the id lies before {@code datetimeLower} or after {@code datetimeUpper}
-   */
-  IntervalOf interval(IntervalRouting routing, long id) {
-    long interval = routing.intervalOf(id);
-    if (!routing.inRange(interval)) {
-      throw ApiException.invalid("id " + id + " (" + Json.instant(routing.timestampOf(id)) + ") lies in interval "
-          + routing.describe(interval));
-    }
-    List<String> window = new ArrayList<>();
-    for (long i = interval; i <= Math.min(routing.lastInterval(), interval + routing.maxChildLag()); i++) {
-      window.add(routing.suffix(i));
-    }
-    return new IntervalOf(interval, routing.suffix(interval), routing.start(interval), routing.end(interval), window);
-  }
-
-  /**
-   * The interval of an id: its index, table suffix, bounds, and the suffixes a lookup by it as a parent reads (its
-   * interval and the {@code max-child-lag} after it).
-   */
-  record IntervalOf(long interval, String suffix, java.time.Instant start, java.time.Instant end,
-      List<String> parentWindow) {}
 
   static ApiException unavailable(@Nullable String reason) {
     String r = reason == null ? "not ready" : reason;

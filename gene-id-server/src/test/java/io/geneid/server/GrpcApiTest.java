@@ -131,15 +131,6 @@ class GrpcApiTest {
     RouteReply byParent = stub.route(RouteRequest.newBuilder().setParent(Parent.newBuilder().setText("customer-42"))
         .setShardingCount(4).setGeneDivisor(2).build());
     assertThat(byParent).isEqualTo(route);
-    long november = LAYOUT.firstIdAt(java.time.Instant.parse("2026-11-30T23:59:59.999Z")) | 45;
-    RouteReply month = stub.route(RouteRequest.newBuilder().setId(november).setShardingCount(2)
-        .setInterval(io.geneid.server.grpc.v1.IntervalRule.newBuilder().setDatetimeLower("2026-01-01 00:00:00")
-            .setDatetimeIntervalUnit("MONTHS")).build());
-    assertThat(month.getIndex()).isEqualTo(1);
-    assertThat(month.getSuffix()).isEqualTo("202611");
-    assertThat(month.getInterval()).isEqualTo(10);
-    assertThat(month.getIntervalStart()).isEqualTo("2026-11-01T00:00:00.000Z");
-    assertThat(month.getParentWindowList()).containsExactly("202611", "202612");
     InfoReply info = stub.info(InfoRequest.getDefaultInstance());
     assertThat(List.of(info.getTimestampBits(), info.getWorkerBits(), info.getSequenceBits(), info.getGeneBits()))
         .containsExactly(41, 8, 8, 6);

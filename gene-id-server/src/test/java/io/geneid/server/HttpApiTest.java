@@ -213,38 +213,6 @@ class HttpApiTest {
   }
 
   @Test
-  void routeAnswersTheTableSuffixOfTheIdsOwnTime() {
-    String months = "&datetimeLower=" + enc("2026-01-01 00:00:00") + "&datetimeIntervalUnit=MONTHS";
-    long id = LAYOUT.firstIdAt(java.time.Instant.parse("2026-11-30T23:59:59.999Z")) | 45;
-    JsonNode r = s.get("/v1/ids/" + id + "/route?shardingCount=2" + months).json();
-    assertThat(r.get("gene").asLong()).isEqualTo(45);
-    assertThat(r.get("index").asInt()).isEqualTo(1);
-    assertThat(r.get("interval").asLong()).isEqualTo(10);
-    assertThat(r.get("suffix").asText()).isEqualTo("202611");
-    assertThat(r.get("intervalStart").asText()).isEqualTo("2026-11-01T00:00:00.000Z");
-    assertThat(r.get("intervalEnd").asText()).isEqualTo("2026-12-01T00:00:00.000Z");
-    assertThat(r.get("parentWindow").toString()).isEqualTo("[\"202611\",\"202612\"]");
-    // without shardingCount: the table level alone; a parent's id gives its window
-    JsonNode alone = s.get("/v1/route?id=" + LAYOUT.firstIdAt(java.time.Instant.parse("2026-12-01T00:00:00Z"))
-        + months + "&maxChildLag=2").json();
-    assertThat(alone.has("index")).isFalse();
-    assertThat(alone.get("suffix").asText()).isEqualTo("202612");
-    JsonNode parent = s.get("/v1/route?parent=" + id + months + "&maxChildLag=2").json();
-    assertThat(parent.get("parentWindow").toString()).isEqualTo("[\"202611\",\"202612\",\"202701\"]");
-    assertError(s.get("/v1/route?parentString=abc" + months), 400, "invalid_argument", "datetimeLower and the"
-        + " other interval parameters route by the time of an id: give id, or parent with a parent's id;"
-        + " parentString carries no time");
-    assertError(s.get("/v1/route?id=" + id + "&datetimeIntervalUnit=MONTHS"), 400, "invalid_argument",
-        "datetimeLower is required: a date-time in datetimePattern 'yyyy-MM-dd HH:mm:ss', such as 2026-01-01"
-            + " 00:00:00");
-    assertError(s.get("/v1/route?id=" + id + "&datetimeLower=" + enc("2026-01-15 00:00:00")
-        + "&datetimeIntervalUnit=MONTHS"), 400, "invalid_argument", "datetimeLower must be the start of a month"
-            + " (day 1, 00:00:00) for datetime-interval-unit MONTHS but was '2026-01-15T00:00'");
-    assertError(s.get("/v1/route?id=5" + months), 400, "invalid_argument",
-        "id 5 (2025-01-01T00:00:00.000Z) lies in interval 202501 (before datetime-lower 2026-01-01T00:00)");
-  }
-
-  @Test
   void infoHealthAndMetrics() {
     JsonNode info = s.get("/v1/info").json();
     assertThat(info.get("epochMillis").asText()).isEqualTo("1735689600000");
