@@ -123,6 +123,93 @@ bad = [
 for text, prefix, date, problem in bad:
     vectors["badStringIds"].append({"string": text, "prefix": prefix, "date": date, "problem": problem})
 
+# Section 3.1: the interval of an id's own timestamp (GENE_INTERVAL) and the ids of an instant
+from zoneinfo import ZoneInfo
+
+UTC = datetime.timezone.utc
+SUFFIX = {"HOURS": "%Y%m%d%H", "DAYS": "%Y%m%d", "WEEKS": "%Y%m%d", "MONTHS": "%Y%m", "YEARS": "%Y"}
+
+def local_of(unix_millis, zone):
+    """The id's instant as a local date-time (no zone) in zone: whole milliseconds, no floats."""
+    instant = datetime.datetime(1970, 1, 1, tzinfo=UTC) + datetime.timedelta(milliseconds=unix_millis)
+    if zone[0] in "+-":  # a fixed offset such as +08:00
+        sign = 1 if zone[0] == "+" else -1
+        tz = datetime.timezone(sign * datetime.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+    else:
+        tz = ZoneInfo(zone)
+    return instant.astimezone(tz).replace(tzinfo=None)
+
+def whole_units(lower, local, unit):
+    """Whole units from lower (the start of a unit) to local, rounded down."""
+    if unit == "MONTHS":
+        return 12 * (local.year - lower.year) + (local.month - lower.month)
+    if unit == "YEARS":
+        return local.year - lower.year
+    step = {"HOURS": datetime.timedelta(hours=1), "DAYS": datetime.timedelta(days=1),
+            "WEEKS": datetime.timedelta(days=7)}[unit]
+    return (local - lower) // step
+
+def start_of(lower, interval, unit, amount):
+    n = interval * amount
+    if unit == "MONTHS":
+        months = lower.month - 1 + n
+        return lower.replace(year=lower.year + months // 12, month=months % 12 + 1)
+    if unit == "YEARS":
+        return lower.replace(year=lower.year + n)
+    return lower + n * {"HOURS": datetime.timedelta(hours=1), "DAYS": datetime.timedelta(days=1),
+                        "WEEKS": datetime.timedelta(days=7)}[unit]
+
+def interval_of(id, layout, lower, unit, amount, zone):
+    unix_millis = layout["epochMillis"] + (id >> (63 - layout["timestampBits"]))
+    return whole_units(lower, local_of(unix_millis, zone), unit) // amount
+
+def millis_of(iso):
+    """Unix milliseconds of an ISO instant, rounded down, and whether a fraction of a millisecond was cut."""
+    t = datetime.datetime.fromisoformat(iso.replace("Z", "+00:00"))
+    micros = (t - datetime.datetime(1970, 1, 1, tzinfo=UTC)) // datetime.timedelta(microseconds=1)
+    return micros // 1000, micros % 1000 != 0
+
+vectors["intervals"] = []
+interval_configs = [
+    ("UTC", "2026-01-01 00:00:00", "MONTHS", 1),
+    ("Asia/Shanghai", "2026-01-01 00:00:00", "MONTHS", 1),
+    ("UTC", "2026-01-01 00:00:00", "MONTHS", 3),
+    ("UTC", "2026-01-01 00:00:00", "DAYS", 1),
+    ("America/New_York", "2026-01-01 00:00:00", "DAYS", 1),
+    ("UTC", "2026-01-05 00:00:00", "WEEKS", 1),
+    ("UTC", "2026-01-01 00:00:00", "HOURS", 1),
+    ("+08:00", "2025-01-01 00:00:00", "YEARS", 1),
+]
+interval_instants = ["2025-12-31T23:59:59.999Z", "2026-01-01T00:00:00Z", "2026-02-28T23:59:59.999Z",
+                     "2026-03-01T00:00:00Z", "2026-03-08T07:00:00Z", "2026-11-01T04:00:00Z", "2026-11-01T05:30:00Z",
+                     "2026-11-30T15:59:59.999Z", "2026-11-30T16:00:00Z", "2026-12-31T16:00:00Z",
+                     "2027-01-01T00:00:00Z"]
+for zone, lower_text, unit, amount in interval_configs:
+    lower = datetime.datetime.strptime(lower_text, "%Y-%m-%d %H:%M:%S")
+    for n, iso in enumerate(interval_instants):
+        unix_millis, _ = millis_of(iso)
+        iid = compose(default, unix_millis - default["epochMillis"], n % 256, (7 * n) % 256, (5 * n) % 64)
+        interval = interval_of(iid, default, lower, unit, amount, zone)
+        start = start_of(lower, interval, unit, amount)
+        assert start <= local_of(unix_millis, zone) < start_of(lower, interval + 1, unit, amount)
+        vector = dict(default)
+        vector.update({"zone": zone, "datetimeLower": lower_text, "unit": unit, "amount": amount,
+                       "suffixPattern": {"%Y%m%d%H": "yyyyMMddHH", "%Y%m%d": "yyyyMMdd", "%Y%m": "yyyyMM",
+                                         "%Y": "yyyy"}[SUFFIX[unit]],
+                       "id": str(iid), "timestampMillis": str(unix_millis), "interval": interval,
+                       "suffix": start.strftime(SUFFIX[unit])})
+        vectors["intervals"].append(vector)
+
+vectors["idsAt"] = []
+shift = 63 - default["timestampBits"]
+for iso in ["2025-01-01T00:00:00Z", "2026-11-01T00:00:00Z", "2026-11-01T00:00:00.000500Z",
+            "2026-11-30T23:59:59.999Z", "2026-11-30T23:59:59.999999Z"]:
+    floor, cut = millis_of(iso)
+    t_floor = floor - default["epochMillis"]
+    t_ceil = t_floor + (1 if cut else 0)
+    vectors["idsAt"].append(dict(default, **{"instant": iso, "firstId": str(t_ceil << shift),
+                                             "lastId": str((t_floor << shift) | ((1 << shift) - 1))}))
+
 # one vector a line, so a diff shows which vector changed
 lines = ["{", '  "comment": ' + json.dumps(vectors.pop("comment"), ensure_ascii=False) + ","]
 groups = list(vectors.items())

@@ -19,15 +19,17 @@ import picocli.CommandLine.Option;
  * java -jar gene-id-cli.jar layout --gene-bits 8 --sequence-bits 6
  * java -jar gene-id-cli.jar reshard plan --sharding-count 2 --to 4
  * java -jar gene-id-cli.jar reshard move --config app.yaml --algorithm gene_db --to 4
+ * java -jar gene-id-cli.jar tables --config app.yaml --intervals 3 --create
  * </pre>
  *
  * <p>Exit status: 0 on success, 2 for bad input (a one-line message on stderr, never a stack trace), 1 for an
  * unexpected failure.
  */
 @Command(name = "gene-id", mixinStandardHelpOptions = true, versionProvider = GeneIdCli.Version.class,
-    description = "Decodes gene-id ids, computes genes and shard targets, and reports the capacity of a layout.",
+    description = "Decodes gene-id ids, computes genes and shard targets, reports the capacity of a layout, moves"
+        + " gene buckets and makes the month tables of GENE_INTERVAL.",
     subcommands = {DecodeCommand.class, GeneCommand.class, ShardCommand.class, LayoutCommand.class,
-        ReshardCommand.class},
+        ReshardCommand.class, TablesCommand.class},
     synopsisSubcommandLabel = "COMMAND")
 public final class GeneIdCli implements Runnable {
 
@@ -89,7 +91,7 @@ public final class GeneIdCli implements Runnable {
   @Override
   public void run() {
     throw new CommandLine.ParameterException(spec().commandLine(), "a command is required: decode, gene, shard,"
-        + " layout or reshard");
+        + " layout, reshard or tables");
   }
 
   Clock clock() {

@@ -162,27 +162,36 @@ final class ReshardSetup implements AutoCloseable {
     HikariDataSource pool = pools.get(index);
     if (pool == null) {
       String name = family.dataSourceOf(index);
-      Map<?, ?> settings = family.dataSources().get(name);
-      String url = setting(settings, name, true, "jdbcUrl", "url", "jdbc-url");
-      HikariConfig hikari = new HikariConfig();
-      hikari.setJdbcUrl(url);
-      String user = setting(settings, name, false, "username", "user");
-      if (user != null) {
-        hikari.setUsername(user);
-      }
-      String password = setting(settings, name, false, "password");
-      if (password != null) {
-        hikari.setPassword(password);
-      }
-      String driver = setting(settings, name, false, "driverClassName", "driver-class-name");
-      if (driver != null) {
-        hikari.setDriverClassName(driver);
-      }
-      hikari.setPoolName("gene-id " + name);
-      pool = pool(hikari, "data source " + name + " (" + StoreUrls.describe(url) + ")", url);
+      pool = connect(name, family.dataSources().get(name));
       pools.put(index, pool);
     }
     return pool;
+  }
+
+  /** The JDBC URL of a data source of the YAML ({@code jdbcUrl}, {@code url} or {@code jdbc-url}), resolved. */
+  static String url(String name, Map<?, ?> settings) {
+    return Objects.requireNonNull(setting(settings, name, true, "jdbcUrl", "url", "jdbc-url"));
+  }
+
+  /** A small pool to a data source of the YAML, from its URL, user, password and driver. */
+  static HikariDataSource connect(String name, Map<?, ?> settings) {
+    String url = url(name, settings);
+    HikariConfig hikari = new HikariConfig();
+    hikari.setJdbcUrl(url);
+    String user = setting(settings, name, false, "username", "user");
+    if (user != null) {
+      hikari.setUsername(user);
+    }
+    String password = setting(settings, name, false, "password");
+    if (password != null) {
+      hikari.setPassword(password);
+    }
+    String driver = setting(settings, name, false, "driverClassName", "driver-class-name");
+    if (driver != null) {
+      hikari.setDriverClassName(driver);
+    }
+    hikari.setPoolName("gene-id " + name);
+    return pool(hikari, "data source " + name + " (" + StoreUrls.describe(url) + ")", url);
   }
 
   /** The family as the mover takes it. */
@@ -257,7 +266,7 @@ final class ReshardSetup implements AutoCloseable {
     }
     if (required) {
       throw new BadInputException("data source " + dataSource + " has none of " + List.of(keys)
-          + ": the mover needs its JDBC URL");
+          + ": its JDBC URL is needed");
     }
     return null;
   }

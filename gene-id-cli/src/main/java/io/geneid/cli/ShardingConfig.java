@@ -2,14 +2,18 @@ package io.geneid.cli;
 
 import io.geneid.core.GeneIdLayout;
 import io.geneid.core.GeneRouting;
+import io.geneid.core.IntervalRouting;
 import io.geneid.core.bucket.BucketMap;
 import io.geneid.core.bucket.BucketMapStores;
+import io.geneid.core.settings.SettingsReader;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Set;
 import java.util.StringJoiner;
 import java.util.function.IntFunction;
 import java.util.regex.Matcher;
@@ -25,9 +29,16 @@ import org.jspecify.annotations.Nullable;
  */
 final class ShardingConfig {
 
-  /** One level (database or table) of a logic table: routed by {@code GENE_MOD}, not sharded, or something else. */
-  record Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm) {
-    static final Level NONE = new Level(null, null);
+  /**
+   * One level (database or table) of a logic table: routed by {@code GENE_MOD}, by {@code GENE_INTERVAL} (the
+   * interval of the id's own time), not sharded, or something else.
+   */
+  record Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm, @Nullable IntervalRouting interval) {
+    static final Level NONE = new Level(null, null, null);
+
+    Level(@Nullable GeneRouting routing, @Nullable String otherAlgorithm) {
+      this(routing, otherAlgorithm, null);
+    }
   }
 
   /**
@@ -39,7 +50,10 @@ final class ShardingConfig {
    */
   record Table(String name, Map<String, List<String>> nodes, Level database, Level table, boolean auto) {
 
-    /** {@code ds_1.t_item_0}, or why this table cannot be routed by gene: as GENE_MOD routes {@code id}. */
+    /**
+     * {@code ds_1.t_item_0} (or {@code ds_1.t_item_202611} under {@code GENE_INTERVAL}), or why this table cannot be
+     * routed: as GENE_MOD and GENE_INTERVAL route {@code id}.
+     */
     String nodeOf(long id) {
       String unrouted = database.otherAlgorithm != null ? "database level uses " + database.otherAlgorithm
           : table.otherAlgorithm != null ? "table level uses " + table.otherAlgorithm : null;
@@ -63,6 +77,17 @@ final class ShardingConfig {
     private static String pick(Level level, List<String> targets, long id, String what) {
       if (level.routing != null) {
         return level.routing.target(targets, level.routing.indexOfKey(id));
+      }
+      if (level.interval != null) {
+        long interval = level.interval.intervalOf(id);
+        for (String target : targets) {
+          if (level.interval.intervalOfTarget(target).orElse(Long.MIN_VALUE) == interval) {
+            return target;
+          }
+        }
+        throw new IllegalStateException("id " + id + " (" + level.interval.timestampOf(id) + ") is in interval "
+            + level.interval.describe(interval) + " but none of the " + what + " " + targets + " ends with "
+            + level.interval.suffix(interval));
       }
       if (targets.size() != 1) {
         throw new IllegalStateException("the " + what + " " + targets + " are not sharded, so a row may be in any");
@@ -149,6 +174,80 @@ final class ShardingConfig {
     return tables;
   }
 
+  /**
+   * A logic table whose table level is routed by {@code GENE_INTERVAL}.
+   *
+   * @param name the logic table
+   * @param algorithm the name of its {@code GENE_INTERVAL} algorithm
+   * @param routing the algorithm's interval rule
+   * @param nodes data source to its physical tables, in the order of {@code actualDataNodes}
+   */
+  record IntervalTable(String name, String algorithm, IntervalRouting routing, Map<String, List<String>> nodes) {}
+
+  /**
+   * The logic tables of the file's sharding rules ({@code tables}) whose table strategy uses {@code GENE_INTERVAL},
+   * in file order; empty if none.
+   *
+   * @throws BadInputException naming the file and the algorithm when its properties are wrong
+   */
+  static List<IntervalTable> intervalTables(Path file) {
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    List<IntervalTable> found = new ArrayList<>();
+    if (!(root.get("rules") instanceof List<?> rules)) {
+      return found;
+    }
+    for (Object r : rules) {
+      Map<?, ?> rule = map(r);
+      Map<?, ?> algorithms = map(rule.get("shardingAlgorithms"));
+      for (Map.Entry<?, ?> e : map(rule.get("tables")).entrySet()) {
+        String name = String.valueOf(e.getKey());
+        Map<?, ?> table = map(e.getValue());
+        Map<?, ?> forms = map(table.containsKey("tableStrategy") ? table.get("tableStrategy")
+            : rule.get("defaultTableStrategy"));
+        for (String form : List.of("standard", "complex", "hint")) {
+          Object algorithmName = map(forms.get(form)).get("shardingAlgorithmName");
+          Map<?, ?> algorithm = map(algorithms.get(String.valueOf(algorithmName)));
+          if (algorithmName == null || !"GENE_INTERVAL".equalsIgnoreCase(String.valueOf(algorithm.get("type")))) {
+            continue;
+          }
+          IntervalRouting routing;
+          try {
+            routing = IntervalRouting.from(SettingsReader.of(map(algorithm.get("props")))
+                .ownedBy("GENE_INTERVAL '" + algorithmName + "'"));
+          } catch (IllegalArgumentException ex) {
+            throw new BadInputException(file + ": " + ex.getMessage());
+          }
+          Object actual = table.get("actualDataNodes");
+          if (actual == null) {
+            throw new BadInputException(file + ": table " + name + " routes by GENE_INTERVAL '" + algorithmName
+                + "' but has no actualDataNodes to name its month tables");
+          }
+          Map<String, List<String>> nodes = new LinkedHashMap<>();
+          for (String node : expand(String.valueOf(actual), "actualDataNodes of " + name)) {
+            int dot = node.indexOf('.');
+            if (dot <= 0 || dot == node.length() - 1) {
+              throw new BadInputException(file + ": actualDataNodes of " + name + " must be <data source>.<table>"
+                  + " entries but held '" + node + "'");
+            }
+            nodes.computeIfAbsent(node.substring(0, dot), k -> new ArrayList<>()).add(node.substring(dot + 1));
+          }
+          found.add(new IntervalTable(name, String.valueOf(algorithmName), routing, nodes));
+        }
+      }
+    }
+    return found;
+  }
+
+  /** The data sources of the file ({@code dataSources}), by name, with their settings; empty if none. */
+  static Map<String, Map<?, ?>> dataSources(Path file) {
+    Object document = LayoutConfig.loadYaml(file);
+    Map<?, ?> root = document instanceof Map<?, ?> m ? m : Map.of();
+    Map<String, Map<?, ?>> dataSources = new LinkedHashMap<>();
+    map(root.get("dataSources")).forEach((k, v) -> dataSources.put(String.valueOf(k), map(v)));
+    return dataSources;
+  }
+
   private static Level level(@Nullable Object strategy, Map<?, ?> algorithms, Path file) {
     Map<?, ?> forms = map(strategy);
     for (String form : List.of("standard", "complex", "hint")) {
@@ -161,6 +260,14 @@ final class ShardingConfig {
         }
         String type = String.valueOf(algorithm.get("type"));
         String upper = type.toUpperCase(Locale.ROOT);
+        if (upper.equals("GENE_INTERVAL")) {
+          try {
+            return new Level(null, null, IntervalRouting.from(SettingsReader.of(map(algorithm.get("props")))
+                .ownedBy("GENE_INTERVAL '" + name + "'")));
+          } catch (IllegalArgumentException e) {
+            throw new BadInputException(file + ": " + e.getMessage());
+          }
+        }
         if (!upper.equals("GENE_MOD") && !upper.equals("GENE_MOD_AUTO")) {
           return new Level(null, type + " ('" + name + "')");
         }
@@ -377,7 +484,8 @@ final class ShardingConfig {
   /**
    * The family of the database-level algorithm {@code algorithm}: the tables whose database strategy uses it, each
    * with its sharding column and the physical table of a bucket (from its table strategy's {@code GENE_MOD} or
-   * {@code GENE_BUCKET}, or the single table of its data nodes), and the file's data sources.
+   * {@code GENE_BUCKET}, or the single table of its data nodes; a table routed by {@code GENE_INTERVAL} is one entry
+   * per month table, each holding rows of every bucket), and the file's data sources.
    *
    * @throws BadInputException naming the file, the table and what cannot be moved
    */
@@ -418,6 +526,7 @@ final class ShardingConfig {
       }
     }
     List<FamilyTable> tables = new ArrayList<>();
+    Set<String> logicTables = new LinkedHashSet<>();
     for (String follower : followers) {
       for (Object r : rules) {
         Map<?, ?> rule = map(r);
@@ -431,10 +540,10 @@ final class ShardingConfig {
           Object dbStrategy = table.containsKey("databaseStrategy") ? table.get("databaseStrategy")
               : rule.get("defaultDatabaseStrategy");
           String column = keyColumn(map(dbStrategy), follower, name, table, file);
-          if (column == null || tables.stream().anyMatch(t -> t.name().equals(name))) {
+          if (column == null || !logicTables.add(name)) {
             continue;
           }
-          tables.add(familyTable(file, name, column, table, table.containsKey("tableStrategy")
+          tables.addAll(familyTables(file, name, column, table, table.containsKey("tableStrategy")
               ? table.get("tableStrategy") : rule.get("defaultTableStrategy"), algorithms, map.geneBits(),
               follower));
         }
@@ -500,7 +609,12 @@ final class ShardingConfig {
     return null;
   }
 
-  private static FamilyTable familyTable(Path file, String name, String column, Map<?, ?> table,
+  /**
+   * The physical tables of a logic table of the family, as the mover takes them: one whose physical table follows
+   * the bucket ({@code GENE_MOD}, {@code GENE_BUCKET}, or a single table), or, for a table level routed by time
+   * ({@code GENE_INTERVAL}), one per month table: a bucket's rows are in every one of them, and all move together.
+   */
+  private static List<FamilyTable> familyTables(Path file, String name, String column, Map<?, ?> table,
       @Nullable Object tableStrategy, Map<?, ?> algorithms, int geneBits, String algorithm) {
     List<String> physical = new ArrayList<>();
     Object actual = table.get("actualDataNodes");
@@ -522,9 +636,16 @@ final class ShardingConfig {
       }
       String algorithmName = String.valueOf(s.get("shardingAlgorithmName"));
       String type = String.valueOf(map(algorithms.get(algorithmName)).get("type")).toUpperCase(Locale.ROOT);
+      if (type.equals("GENE_INTERVAL")) {
+        List<FamilyTable> months = new ArrayList<>();
+        for (String t : physical) {
+          months.add(new FamilyTable(t, column, b -> t, type + " '" + algorithmName + "'", algorithm));
+        }
+        return months;
+      }
       if (!type.equals("GENE_MOD") && !type.equals("GENE_BUCKET")) {
         throw new BadInputException(file + ": the table level of " + name + " uses " + type + " ('"
-            + algorithmName + "'): the mover places a bucket's rows only by GENE_MOD or GENE_BUCKET");
+            + algorithmName + "'): the mover places a bucket's rows only by GENE_MOD, GENE_BUCKET or GENE_INTERVAL");
       }
       BucketMap tableMap = bucketMap(file, algorithmName);
       if (tableMap.geneBits() != geneBits) {
@@ -548,14 +669,14 @@ final class ShardingConfig {
               + " ends with _" + tableMap.target(b));
         }
       }
-      return new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'", algorithm);
+      return List.of(new FamilyTable(name, column, b -> byBucket[b], type + " '" + algorithmName + "'", algorithm));
     }
     if (physical.size() != 1) {
       throw new BadInputException(file + ": table " + name + " has the physical tables " + physical + " but no"
           + " table strategy: the mover cannot tell which one holds a bucket");
     }
     String only = physical.get(0);
-    return new FamilyTable(name, column, b -> only, only, algorithm);
+    return List.of(new FamilyTable(name, column, b -> only, only, algorithm));
   }
 
   private static int intProp(Map<?, ?> props, String key, int fallback, String algorithm, Path file) {

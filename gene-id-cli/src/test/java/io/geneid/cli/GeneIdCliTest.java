@@ -125,7 +125,7 @@ class GeneIdCliTest {
     assertThat(CliRun.of("explode")).isEqualTo(new CliRun(2, "",
         "gene-id: Unmatched argument at index 0: 'explode' (see gene-id --help)\n"));
     assertThat(CliRun.of()).isEqualTo(new CliRun(2, "",
-        "gene-id: a command is required: decode, gene, shard, layout or reshard (see gene-id --help)\n"));
+        "gene-id: a command is required: decode, gene, shard, layout, reshard or tables (see gene-id --help)\n"));
   }
 
   @Test

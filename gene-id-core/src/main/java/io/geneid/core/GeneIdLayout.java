@@ -233,6 +233,60 @@ public record GeneIdLayout(Instant epoch, int timestampBits, int workerBits, int
     return compose(millis, parts.workerId(), parts.sequence(), parts.gene());
   }
 
+  /**
+   * The smallest id issued at or after {@code instant}: {@code id >= firstIdAt(t)} holds exactly for the ids whose
+   * timestamp is at or after {@code t} (worker, sequence and gene 0, the timestamp rounded up to a whole
+   * millisecond). Before the epoch it is 0: every id is later.
+   *
+   * <pre>{@code
+   * // the ids of November 2026 (UTC), in a query ShardingSphere routes to November's tables only:
+   * //   WHERE id >= ? AND id < ?
+   * long from = layout.firstIdAt(Instant.parse("2026-11-01T00:00:00Z"));
+   * long to = layout.firstIdAt(Instant.parse("2026-12-01T00:00:00Z"));
+   * }</pre>
+   *
+   * @throws IllegalArgumentException if {@code instant} is after {@link #lastTimestamp()}: no id is that late
+   */
+  public long firstIdAt(Instant instant) {
+    long millis = millisSinceEpoch(instant, true);
+    if (millis > maxTimestampMillis()) {
+      throw new IllegalArgumentException("no id is issued at or after " + instant + ": the last timestamp of "
+          + this + " is " + lastTimestamp());
+    }
+    return compose(Math.max(0, millis), 0, 0, 0);
+  }
+
+  /**
+   * The largest id issued at or before {@code instant}: {@code id <= lastIdAt(t)} holds exactly for the ids whose
+   * timestamp is at or before {@code t} (every worker, sequence and gene bit set, the timestamp rounded down to a
+   * whole millisecond). After {@link #lastTimestamp()} it is the largest id of the layout.
+   * {@code BETWEEN firstIdAt(from) AND lastIdAt(to)} selects the ids issued in {@code [from, to]}.
+   *
+   * @throws IllegalArgumentException if {@code instant} is before the epoch: no id is that early
+   */
+  public long lastIdAt(Instant instant) {
+    long millis = millisSinceEpoch(instant, false);
+    if (millis < 0) {
+      throw new IllegalArgumentException("no id is issued at or before " + instant + ": the epoch of " + this
+          + " is " + epoch);
+    }
+    return compose(Math.min(millis, maxTimestampMillis()), maxWorkerId(), maxSequence(), maxGene());
+  }
+
+  /**
+   * Whole milliseconds from the epoch to {@code instant}, rounded up or down; saturated at {@code Long.MIN_VALUE}
+   * and {@code Long.MAX_VALUE} (far beyond any layout's range).
+   */
+  private long millisSinceEpoch(Instant instant, boolean roundUp) {
+    Duration d = Duration.between(epoch, instant);
+    try {
+      long millis = d.toMillis(); // rounds down: seconds * 1000 + nanos (always >= 0) / 10^6
+      return roundUp && d.getNano() % 1_000_000 != 0 ? Math.addExact(millis, 1) : millis;
+    } catch (ArithmeticException e) {
+      return d.isNegative() ? Long.MIN_VALUE : Long.MAX_VALUE;
+    }
+  }
+
   /** Unchecked composition from milliseconds since {@link #epoch()}. */
   long compose(long millis, long workerId, long sequence, long gene) {
     return (millis << (workerBits + sequenceBits + geneBits))

@@ -18,7 +18,8 @@ import org.junit.jupiter.api.Test;
 
 /**
  * docs/spec-vectors.json, written by docs/spec-vectors.py from docs/spec.md without calling gene-id, checked against
- * the public API: the gene of numeric, string and UUID keys, the bit layout both ways, and GENE_MOD's routing. A
+ * the public API: the gene of numeric, string and UUID keys, the bit layout both ways, GENE_MOD's routing and
+ * GENE_INTERVAL's interval of an id, and the ids of an instant. A
  * service in another language that passes these vectors routes gene ids as gene-id does.
  */
 class SpecVectorsTest {
@@ -102,6 +103,42 @@ class SpecVectorsTest {
       GeneRouting routing = new GeneRouting(v.get("shardingCount").asInt(), v.get("geneDivisor").asInt(),
           v.get("geneBits").asInt());
       assertThat(routing.index(v.get("gene").asLong())).as("%s", v).isEqualTo(v.get("index").asInt());
+    }
+  }
+
+  private static GeneIdLayout layout(JsonNode v) {
+    return GeneIdLayout.builder().epoch(Instant.ofEpochMilli(v.get("epochMillis").asLong()))
+        .timestampBits(v.get("timestampBits").asInt()).workerBits(v.get("workerBits").asInt())
+        .sequenceBits(v.get("sequenceBits").asInt()).geneBits(v.get("geneBits").asInt()).build();
+  }
+
+  @Test
+  void theIntervalOfAnIdIsThatOfItsOwnTimestampInTheZonesCalendar() {
+    for (JsonNode v : group("intervals")) {
+      IntervalRouting routing = IntervalRouting.builder().layout(layout(v))
+          .zone(java.time.ZoneId.of(v.get("zone").asText()))
+          .lower(java.time.LocalDateTime.parse(v.get("datetimeLower").asText().replace(' ', 'T')))
+          .unit(java.time.temporal.ChronoUnit.valueOf(v.get("unit").asText()))
+          .amount(v.get("amount").asInt())
+          .suffixPattern(v.get("suffixPattern").asText())
+          .build();
+      long id = Long.parseLong(v.get("id").asText());
+      assertThat(layout(v).decode(id).timestamp()).as("%s", v)
+          .isEqualTo(Instant.ofEpochMilli(Long.parseLong(v.get("timestampMillis").asText())));
+      long interval = v.get("interval").asLong();
+      assertThat(routing.intervalOf(id)).as("%s", v).isEqualTo(interval);
+      assertThat(routing.suffix(interval)).as("%s", v).isEqualTo(v.get("suffix").asText());
+      assertThat(routing.suffixOf(id)).as("%s", v).isEqualTo(v.get("suffix").asText());
+      assertThat(routing.intervalOfTarget("t_order_" + v.get("suffix").asText())).as("%s", v).hasValue(interval);
+    }
+  }
+
+  @Test
+  void theFirstAndLastIdsOfAnInstantAreItsMillisecondRoundedUpAndDown() {
+    for (JsonNode v : group("idsAt")) {
+      Instant instant = Instant.parse(v.get("instant").asText());
+      assertThat(layout(v).firstIdAt(instant)).as("%s", v).isEqualTo(Long.parseLong(v.get("firstId").asText()));
+      assertThat(layout(v).lastIdAt(instant)).as("%s", v).isEqualTo(Long.parseLong(v.get("lastId").asText()));
     }
   }
 

@@ -1,14 +1,21 @@
 package io.geneid.shardingsphere;
 
+import io.geneid.core.IntervalRouting;
 import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import javax.sql.DataSource;
 import org.apache.shardingsphere.driver.jdbc.core.connection.ShardingSphereConnection;
@@ -18,8 +25,10 @@ import org.apache.shardingsphere.infra.datanode.DataNode;
 import org.apache.shardingsphere.infra.expr.core.InlineExpressionParserFactory;
 import org.apache.shardingsphere.infra.metadata.database.ShardingSphereDatabase;
 import org.apache.shardingsphere.sharding.api.config.rule.ShardingAutoTableRuleConfiguration;
+import org.apache.shardingsphere.sharding.api.config.strategy.sharding.ComplexShardingStrategyConfiguration;
 import org.apache.shardingsphere.sharding.api.config.strategy.sharding.NoneShardingStrategyConfiguration;
 import org.apache.shardingsphere.sharding.api.config.strategy.sharding.ShardingStrategyConfiguration;
+import org.apache.shardingsphere.sharding.api.config.strategy.sharding.StandardShardingStrategyConfiguration;
 import org.apache.shardingsphere.sharding.rule.ShardingRule;
 import org.apache.shardingsphere.sharding.rule.ShardingTable;
 import org.apache.shardingsphere.sharding.spi.ShardingAlgorithm;
@@ -50,6 +59,12 @@ import org.slf4j.LoggerFactory;
  * For an auto table routed by {@code GENE_MOD_AUTO} it also reports a {@code sharding-count} that leaves an
  * {@code actualDataSources} entry without a table, or gives the data sources unequal numbers of tables.
  *
+ * <p>For {@code GENE_INTERVAL} it reports a layout that differs from the key generator's (the intervals of its ids
+ * would be wrong), segment ids (they carry no time), and strategies whose columns are not one own id plus the
+ * algorithm's {@code parent-columns}; and {@link #warnings(DataSource, Clock)} lists the tables of the current and the
+ * next interval that {@code actualDataNodes} or a database lacks ({@link #verify} logs them: a month without tables
+ * refuses its rows, but the application may create them before then).
+ *
  * <p>Tables routed by other algorithms are left alone.
  */
 public final class GeneShardingCheck {
@@ -70,7 +85,23 @@ public final class GeneShardingCheck {
       throw new IllegalStateException("gene sharding configuration is wrong:\n  - " + String.join("\n  - ",
           problems));
     }
+    for (String warning : warnings(dataSource, Clock.systemUTC())) {
+      LOG.warn("{}", warning);
+    }
     return dataSource;
+  }
+
+  /**
+   * What will go wrong soon with the {@code GENE_INTERVAL} tables of a ShardingSphere data source: for every logic
+   * table routed by {@code GENE_INTERVAL} at the table level and every data source of it, the table of the interval
+   * holding {@code clock}'s now and of the next interval, when {@code actualDataNodes} does not list it or the
+   * database does not hold it; and a now past {@code datetime-upper}. One sentence each; empty when none.
+   *
+   * @throws IllegalArgumentException if {@code dataSource} is not a ShardingSphere-JDBC data source
+   * @throws IllegalStateException if no connection could be opened, with the cause
+   */
+  public static List<String> warnings(DataSource dataSource, Clock clock) {
+    return withDatabase(dataSource, (database, rule) -> intervalWarnings(database, rule, clock.instant()));
   }
 
   /**
@@ -136,13 +167,20 @@ public final class GeneShardingCheck {
 
   /** {@code check} applied to the sharding rule of a ShardingSphere data source, or to none: an empty list. */
   private static <T> List<T> withRule(DataSource dataSource, Function<ShardingRule, List<T>> check) {
+    return withDatabase(dataSource, (database, rule) -> check.apply(rule));
+  }
+
+  /** {@code check} applied to the database and sharding rule of a ShardingSphere data source, or to none: empty. */
+  private static <T> List<T> withDatabase(DataSource dataSource,
+      BiFunction<ShardingSphereDatabase, ShardingRule, List<T>> check) {
     try (Connection connection = dataSource.getConnection()) {
       if (!connection.isWrapperFor(ShardingSphereConnection.class)) {
         throw new IllegalArgumentException("not a ShardingSphere-JDBC data source: " + dataSource);
       }
       ShardingSphereConnection ss = connection.unwrap(ShardingSphereConnection.class);
       ShardingSphereDatabase database = ss.getContextManager().getDatabase(ss.getCurrentDatabaseName());
-      return database.getRuleMetaData().findSingleRule(ShardingRule.class).map(check).orElse(List.of());
+      return database.getRuleMetaData().findSingleRule(ShardingRule.class).map(rule -> check.apply(database, rule))
+          .orElse(List.of());
     } catch (SQLException e) {
       throw new IllegalStateException("cannot open a connection to check the gene sharding of " + dataSource, e);
     }
@@ -152,6 +190,7 @@ public final class GeneShardingCheck {
     List<String> problems = new ArrayList<>();
     for (ShardingTable table : rule.getShardingTables().values()) {
       checkTable(rule, table, problems);
+      checkIntervals(rule, table, problems);
     }
     return problems;
   }
@@ -329,6 +368,135 @@ public final class GeneShardingCheck {
       }
     }
     return List.copyOf(rule.getDataSourceNames());
+  }
+
+  // ---------------------------------------------------------------- GENE_INTERVAL
+
+  /**
+   * A table's {@code GENE_INTERVAL} algorithms: the layout they read is the key generator's, and each strategy has
+   * one column of the row's own id, the others among {@code parent-columns}.
+   */
+  private static void checkIntervals(ShardingRule rule, ShardingTable table, List<String> problems) {
+    String name = table.getLogicTable();
+    for (ShardingStrategyConfiguration strategy : new ShardingStrategyConfiguration[] {
+        rule.getDatabaseShardingStrategyConfiguration(table), rule.getTableShardingStrategyConfiguration(table)}) {
+      GeneIntervalShardingAlgorithm algorithm = intervalAlgorithm(rule, strategy);
+      if (algorithm == null) {
+        continue;
+      }
+      String algorithmName = "'" + strategy.getShardingAlgorithmName() + "'";
+      KeyGenerateAlgorithm keyGenerator = table.getKeyGeneratorName() == null ? rule.getDefaultKeyGenerateAlgorithm()
+          : rule.getKeyGenerators().get(table.getKeyGeneratorName());
+      if (table.getGenerateKeyColumn().isPresent()
+          && keyGenerator instanceof GeneSnowflakeKeyGenerateAlgorithm snowflake
+          && !snowflake.layout().equals(algorithm.routing().layout())) {
+        problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues ids of "
+            + snowflake.layout() + " but GENE_INTERVAL " + algorithmName + " reads their time as "
+            + algorithm.routing().layout() + ", so it would put rows in the wrong intervals; give it the same epoch,"
+            + " timestamp-bits, worker-bits, sequence-bits and gene-bits");
+      } else if (table.getGenerateKeyColumn().isPresent()
+          && keyGenerator instanceof GeneSegmentKeyGenerateAlgorithm) {
+        problems.add(name + ": key generator '" + table.getKeyGeneratorName() + "' issues segment ids, which carry"
+            + " no time, but GENE_INTERVAL " + algorithmName + " routes by the time of the id");
+      }
+      List<String> columns = new ArrayList<>();
+      if (strategy instanceof ComplexShardingStrategyConfiguration complex) {
+        for (String c : complex.getShardingColumns().split(",")) {
+          if (!c.isBlank()) {
+            columns.add(c.trim());
+          }
+        }
+      } else if (strategy instanceof StandardShardingStrategyConfiguration standard) {
+        columns.add(standard.getShardingColumn());
+      } else {
+        continue; // hint: the values are ids
+      }
+      List<String> own = columns.stream().filter(c -> !algorithm.parentColumns()
+          .contains(c.toLowerCase(Locale.ROOT))).toList();
+      if (own.size() != 1) {
+        problems.add(name + ": the " + (strategy instanceof ComplexShardingStrategyConfiguration ? "complex"
+            : "standard") + " strategy on " + columns + " routes by GENE_INTERVAL " + algorithmName + " with "
+            + GeneIntervalShardingAlgorithm.PARENT_COLUMNS + " " + algorithm.parentColumns() + ", so " + (own.isEmpty()
+            ? "no column" : own.size() + " columns " + own) + " would be read as the row's own id; exactly one must"
+            + " be (list the columns that hold a parent's id in " + GeneIntervalShardingAlgorithm.PARENT_COLUMNS
+            + (strategy instanceof StandardShardingStrategyConfiguration ? ", and route a parent column with the"
+            + " complex strategy" : "") + ")");
+      }
+    }
+  }
+
+  private static List<String> intervalWarnings(ShardingSphereDatabase database, ShardingRule rule, Instant now) {
+    List<String> warnings = new ArrayList<>();
+    for (ShardingTable table : rule.getShardingTables().values()) {
+      GeneIntervalShardingAlgorithm algorithm = intervalAlgorithm(rule,
+          rule.getTableShardingStrategyConfiguration(table));
+      if (algorithm == null) {
+        continue;
+      }
+      IntervalRouting routing = algorithm.routing();
+      long current = routing.intervalAt(now);
+      if (current > routing.lastInterval()) {
+        warnings.add(table.getLogicTable() + ": now (" + now + ") lies after " + IntervalRouting.DATETIME_UPPER + " "
+            + routing.upper() + " of " + algorithm + ": every new row is refused; raise it and add the tables");
+        continue;
+      }
+      for (long interval = Math.max(0, current); interval <= current + 1; interval++) {
+        if (!routing.inRange(interval)) {
+          continue;
+        }
+        String when = (interval == current ? "the current interval " : "the next interval ")
+            + routing.suffix(interval) + " (from " + routing.start(interval) + ")";
+        for (String dataSource : table.getActualDataSourceNames()) {
+          String listed = null;
+          for (String t : table.getActualTableNames(dataSource)) {
+            if (routing.intervalOfTarget(t).orElse(Long.MIN_VALUE) == interval) {
+              listed = t;
+            }
+          }
+          if (listed == null) {
+            warnings.add(table.getLogicTable() + ": actualDataNodes lists no table of " + when + " in " + dataSource
+                + ", so its rows will be refused; create " + table.getLogicTable() + "_" + routing.suffix(interval)
+                + " in every database (gene-id tables --config <your YAML> --create) and list it");
+          } else if (!tableExists(database, dataSource, listed)) {
+            warnings.add(table.getLogicTable() + ": " + dataSource + " has no table " + listed + " of " + when
+                + ", which actualDataNodes lists; create it (gene-id tables --config <your YAML> --create)");
+          }
+        }
+      }
+    }
+    return warnings;
+  }
+
+  /** Whether the physical database behind a data source holds {@code table}; true when that cannot be told. */
+  private static boolean tableExists(ShardingSphereDatabase database, String dataSource, String table) {
+    var unit = database.getResourceMetaData().getStorageUnits().get(dataSource);
+    if (unit == null) {
+      return true;
+    }
+    try (Connection c = unit.getDataSource().getConnection()) {
+      DatabaseMetaData meta = c.getMetaData();
+      for (String name : new LinkedHashSet<>(List.of(table, table.toLowerCase(Locale.ROOT),
+          table.toUpperCase(Locale.ROOT)))) {
+        try (ResultSet rs = meta.getTables(c.getCatalog(), null, name, null)) {
+          if (rs.next()) {
+            return true;
+          }
+        }
+      }
+      return false;
+    } catch (SQLException e) {
+      LOG.debug("cannot tell whether {} holds {}", dataSource, table, e);
+      return true;
+    }
+  }
+
+  private static @Nullable GeneIntervalShardingAlgorithm intervalAlgorithm(ShardingRule rule,
+      @Nullable ShardingStrategyConfiguration strategy) {
+    if (strategy == null || strategy.getShardingAlgorithmName() == null) {
+      return null;
+    }
+    ShardingAlgorithm algorithm = rule.getShardingAlgorithms().get(strategy.getShardingAlgorithmName());
+    return algorithm instanceof GeneIntervalShardingAlgorithm interval ? interval : null;
   }
 
   private static String describe(@Nullable GeneShardingAlgorithm algorithm) {

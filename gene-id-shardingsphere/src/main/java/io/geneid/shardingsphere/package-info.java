@@ -12,6 +12,9 @@
  *       child and its parent share a table;
  *   <li>{@link io.geneid.shardingsphere.GeneModShardingAlgorithm} — sharding algorithm type {@code GENE_MOD}, the
  *       same routing for {@code tables}, at the database and the table level;
+ *   <li>{@link io.geneid.shardingsphere.GeneIntervalShardingAlgorithm} — sharding algorithm type
+ *       {@code GENE_INTERVAL}: the table of a row is the month (day, ...) of its id's own timestamp, beside
+ *       {@code GENE_MOD} or {@code GENE_BUCKET} choosing the database by the gene;
  *   <li>{@link io.geneid.shardingsphere.GeneShardingCheck} — a start-up check of a sharded data source: every
  *       configured node reachable by some gene, generator and algorithms agreeing on the gene bits (the data
  *       source itself refuses gene bits that differ: {@link io.geneid.shardingsphere.GeneShardingCheckListener}).

@@ -17,7 +17,7 @@ import org.apache.shardingsphere.driver.api.yaml.YamlShardingSphereDataSourceFac
 
 /**
  * Physical databases {@code ds_0 .. ds_n-1} with unique names for one test run, each holding {@code t_order_k} and
- * {@code t_item_k}; every statement executed on them through ShardingSphere is logged. Closing drops them.
+ * {@code t_item_k} for each table suffix {@code k} ({@code 0, 1, ...} or months); every statement executed on them through ShardingSphere is logged. Closing drops them.
  */
 final class ShardedDatabases implements AutoCloseable {
 
@@ -29,6 +29,12 @@ final class ShardedDatabases implements AutoCloseable {
   private final List<AutoCloseable> sharded = new ArrayList<>();
 
   ShardedDatabases(Backend backend, int databases, int tablesPerDatabase) throws SQLException {
+    this(backend, databases, java.util.stream.IntStream.range(0, tablesPerDatabase).mapToObj(Integer::toString)
+        .toList());
+  }
+
+  /** Databases of {@code t_order_<suffix>} and {@code t_item_<suffix>} for each suffix (e.g. months: 202611). */
+  ShardedDatabases(Backend backend, int databases, List<String> tableSuffixes) throws SQLException {
     this.backend = backend;
     String run = "gid_ss_" + Long.toString(ThreadLocalRandom.current().nextLong() & Long.MAX_VALUE, 36)
         .toLowerCase(Locale.ROOT);
@@ -46,7 +52,7 @@ final class ShardedDatabases implements AutoCloseable {
         HikariDataSource pool = new HikariDataSource(config);
         pools.add(pool);
         try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
-          for (int t = 0; t < tablesPerDatabase; t++) {
+          for (String t : tableSuffixes) {
             s.execute("CREATE TABLE t_order_" + t + " (id BIGINT PRIMARY KEY, customer VARCHAR(64) NOT NULL)");
             s.execute("CREATE TABLE t_item_" + t
                 + " (id BIGINT PRIMARY KEY, order_id BIGINT NOT NULL, name VARCHAR(64) NOT NULL)");
